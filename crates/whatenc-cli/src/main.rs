@@ -1,0 +1,2 @@
+//! The `whatenc` command. For now: `whatenc list`.
+fn main() {}

@@ -1,0 +1,28 @@
+//! PLACEHOLDER until the CJK codecs land (issue "CJK multi-byte encodings"): ASCII
+//! passes through, every other byte or scalar value is an error.
+
+use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
+
+#[derive(Debug, Clone)]
+pub(crate) struct Big5Decoder;
+
+impl Big5Decoder {
+    pub(crate) fn new() -> Self {
+        Big5Decoder
+    }
+}
+
+impl DecodeHandler for Big5Decoder {
+    fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
+        super::placeholder_decode(src, dst, last)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Big5Encoder;
+
+impl EncodeHandler for Big5Encoder {
+    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool) -> EncodeStatus {
+        super::placeholder_encode(src, dst, last)
+    }
+}

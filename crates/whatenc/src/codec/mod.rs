@@ -1,0 +1,558 @@
+//! The codecs: one module per family, and the enum dispatch that keeps
+//! [`Decoder`](crate::Decoder) and [`Encoder`](crate::Encoder) `Sized`.
+//!
+//! Each codec implements [`DecodeHandler`] and/or [`EncodeHandler`]: the standard's
+//! handler, run over a whole slice at once. Dispatch on the enum happens once per
+//! call, never per byte; inside, every loop is monomorphic in the codec and the sink.
+//!
+//! The contract between a handler and its wrapper:
+//! - A handler stops *before* a step when the sink has less than
+//!   [`Sink::STEP`] units of room. `STEP` is the most output one step can produce
+//!   plus room for one U+FFFD, so that the wrapper can always write the replacement
+//!   character after an error without checking again.
+//! - On an error the handler returns [`Status::Error`] after consuming the bytes the
+//!   standard reads; a byte the standard "restores" that is still in `src` is simply
+//!   not consumed, and restored bytes from earlier calls are kept in the handler's
+//!   state and re-read before `src`.
+//! - When `last` is true and the handler returns [`Status::InputEmpty`], it has
+//!   processed end-of-queue and is back in its initial state.
+//! - Handlers are `Clone` and small, so the wrapper can snapshot one and roll it back
+//!   when a step's output would not fit a nearly full buffer.
+
+pub(crate) mod big5;
+pub(crate) mod euc_jp;
+pub(crate) mod euc_kr;
+pub(crate) mod gb18030;
+pub(crate) mod iso_2022_jp;
+pub(crate) mod replacement;
+pub(crate) mod shift_jis;
+pub(crate) mod single_byte;
+pub(crate) mod utf16;
+pub(crate) mod utf8;
+pub(crate) mod x_user_defined;
+
+use crate::encoding::{Encoding, Kind};
+
+/// What a handler's run ended on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// All of `src` was consumed (and, with `last`, end-of-queue processed).
+    InputEmpty,
+    /// The sink has less than [`Sink::STEP`] units of room.
+    OutputFull,
+    /// The standard's handler returned error. `len` is the length of the malformed
+    /// byte sequence; `restored` counts the bytes consumed (in this or an earlier
+    /// call) that the handler holds to read again, which follow the sequence.
+    Error { len: u8, restored: u8 },
+}
+
+/// Output of a decoder: UTF-8 bytes or UTF-16 code units.
+pub(crate) trait Sink {
+    /// The room a handler needs before it starts one step.
+    const STEP: usize;
+    /// Units of room left.
+    fn room(&self) -> usize;
+    /// Units written so far.
+    fn written(&self) -> usize;
+    /// Writes an ASCII byte. The caller has checked the room.
+    fn push_ascii(&mut self, byte: u8);
+    /// Writes a code point of the BMP that is not a surrogate. The caller has checked the room.
+    fn push_bmp(&mut self, code_point: u16);
+    /// Writes any scalar value. The caller has checked the room.
+    fn push_char(&mut self, c: char);
+    /// Copies the longest ASCII prefix of `src` that fits; returns its length.
+    fn copy_ascii(&mut self, src: &[u8]) -> usize;
+    /// Writes valid text. The caller has checked that `room() >= s.len()`, which
+    /// suffices for both forms (a UTF-8 byte never becomes more than one UTF-16 unit).
+    fn copy_str(&mut self, s: &str);
+}
+
+/// A UTF-8 sink over a byte buffer. Only whole scalar values are written.
+pub(crate) struct Utf8Sink<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> Utf8Sink<'a> {
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+        Utf8Sink { buf, pos: 0 }
+    }
+    /// Copies bytes that are known to be valid UTF-8 and to fit.
+    #[inline]
+    pub(crate) fn copy_utf8(&mut self, valid: &[u8]) {
+        self.buf[self.pos..self.pos + valid.len()].copy_from_slice(valid);
+        self.pos += valid.len();
+    }
+}
+
+impl Sink for Utf8Sink<'_> {
+    // A step writes at most 4 bytes (one astral scalar value, or Big5's two-code-point
+    // pairs of 2 + 2 bytes); then 3 for U+FFFD.
+    const STEP: usize = 7;
+    #[inline(always)]
+    fn room(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+    #[inline(always)]
+    fn written(&self) -> usize {
+        self.pos
+    }
+    #[inline(always)]
+    fn push_ascii(&mut self, byte: u8) {
+        self.buf[self.pos] = byte;
+        self.pos += 1;
+    }
+    #[inline(always)]
+    fn push_bmp(&mut self, code_point: u16) {
+        let c = code_point as u32;
+        if c < 0x80 {
+            self.buf[self.pos] = c as u8;
+            self.pos += 1;
+        } else if c < 0x800 {
+            let out = &mut self.buf[self.pos..self.pos + 2];
+            out[0] = 0xC0 | (c >> 6) as u8;
+            out[1] = 0x80 | (c & 0x3F) as u8;
+            self.pos += 2;
+        } else {
+            let out = &mut self.buf[self.pos..self.pos + 3];
+            out[0] = 0xE0 | (c >> 12) as u8;
+            out[1] = 0x80 | ((c >> 6) & 0x3F) as u8;
+            out[2] = 0x80 | (c & 0x3F) as u8;
+            self.pos += 3;
+        }
+    }
+    #[inline(always)]
+    fn push_char(&mut self, c: char) {
+        let n = c.encode_utf8(&mut self.buf[self.pos..]).len();
+        self.pos += n;
+    }
+    #[inline(always)]
+    fn copy_ascii(&mut self, src: &[u8]) -> usize {
+        let n = crate::simd::copy_ascii_to_ascii(src, &mut self.buf[self.pos..]);
+        self.pos += n;
+        n
+    }
+    #[inline(always)]
+    fn copy_str(&mut self, s: &str) {
+        self.copy_utf8(s.as_bytes());
+    }
+}
+
+/// A UTF-16 sink over a code unit buffer. Surrogate pairs are written whole.
+pub(crate) struct Utf16Sink<'a> {
+    buf: &'a mut [u16],
+    pos: usize,
+}
+
+impl<'a> Utf16Sink<'a> {
+    pub(crate) fn new(buf: &'a mut [u16]) -> Self {
+        Utf16Sink { buf, pos: 0 }
+    }
+}
+
+impl Sink for Utf16Sink<'_> {
+    // A step writes at most 2 units (a surrogate pair or a Big5 pair); then 1 for U+FFFD.
+    const STEP: usize = 3;
+    #[inline(always)]
+    fn room(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+    #[inline(always)]
+    fn written(&self) -> usize {
+        self.pos
+    }
+    #[inline(always)]
+    fn push_ascii(&mut self, byte: u8) {
+        self.buf[self.pos] = byte as u16;
+        self.pos += 1;
+    }
+    #[inline(always)]
+    fn push_bmp(&mut self, code_point: u16) {
+        self.buf[self.pos] = code_point;
+        self.pos += 1;
+    }
+    #[inline(always)]
+    fn push_char(&mut self, c: char) {
+        let n = c.encode_utf16(&mut self.buf[self.pos..]).len();
+        self.pos += n;
+    }
+    #[inline(always)]
+    fn copy_ascii(&mut self, src: &[u8]) -> usize {
+        let n = crate::simd::copy_ascii_to_utf16(src, &mut self.buf[self.pos..]);
+        self.pos += n;
+        n
+    }
+    #[inline(always)]
+    fn copy_str(&mut self, s: &str) {
+        self.pos += crate::simd::utf8_to_utf16(s, &mut self.buf[self.pos..]);
+    }
+}
+
+/// A run of a decoder handler over one slice.
+pub(crate) trait DecodeHandler: Clone {
+    /// Runs the handler over `src` into `dst`; returns the status and the number of
+    /// bytes of `src` consumed. See the module docs for the contract.
+    fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize);
+}
+
+/// Input of an encoder: scalar values from `&str` or from UTF-16 (a lone surrogate
+/// reads as U+FFFD).
+pub(crate) trait Source {
+    /// Units left (bytes for `&str`, code units for UTF-16).
+    fn remaining(&self) -> usize;
+    /// Units consumed so far.
+    fn consumed(&self) -> usize;
+    /// The next scalar value and its length in units, without consuming it.
+    /// `None` when the source is empty.
+    fn peek(&self) -> Option<(char, usize)>;
+    /// Consumes `units` units.
+    fn advance(&mut self, units: usize);
+    /// Copies the longest ASCII prefix that fits into `dst` as bytes; returns its length.
+    fn copy_ascii(&mut self, dst: &mut [u8]) -> usize;
+    /// Writes as many whole scalar values as fit into `dst` as UTF-8; returns the
+    /// bytes written.
+    fn copy_utf8(&mut self, dst: &mut [u8]) -> usize;
+    /// A source of just the next scalar value (empty if this one is).
+    fn head(&self) -> Self;
+}
+
+/// A [`Source`] over `&str`.
+pub(crate) struct StrSource<'a> {
+    src: &'a str,
+    pos: usize,
+}
+
+impl<'a> StrSource<'a> {
+    pub(crate) fn new(src: &'a str) -> Self {
+        StrSource { src, pos: 0 }
+    }
+    /// What is left, as a `str`.
+    #[inline]
+    pub(crate) fn rest(&self) -> &'a str {
+        &self.src[self.pos..]
+    }
+}
+
+impl Source for StrSource<'_> {
+    #[inline(always)]
+    fn remaining(&self) -> usize {
+        self.src.len() - self.pos
+    }
+    #[inline(always)]
+    fn consumed(&self) -> usize {
+        self.pos
+    }
+    #[inline(always)]
+    fn peek(&self) -> Option<(char, usize)> {
+        let c = self.rest().chars().next()?;
+        Some((c, c.len_utf8()))
+    }
+    #[inline(always)]
+    fn advance(&mut self, units: usize) {
+        self.pos += units;
+    }
+    #[inline(always)]
+    fn copy_ascii(&mut self, dst: &mut [u8]) -> usize {
+        let n = crate::simd::copy_ascii_to_ascii(&self.src.as_bytes()[self.pos..], dst);
+        self.pos += n;
+        n
+    }
+    #[inline]
+    fn copy_utf8(&mut self, dst: &mut [u8]) -> usize {
+        let rest = self.rest();
+        let mut n = rest.len().min(dst.len());
+        while !rest.is_char_boundary(n) {
+            n -= 1;
+        }
+        dst[..n].copy_from_slice(&rest.as_bytes()[..n]);
+        self.pos += n;
+        n
+    }
+    #[inline]
+    fn head(&self) -> Self {
+        let len = self.peek().map_or(0, |(_, len)| len);
+        StrSource::new(&self.rest()[..len])
+    }
+}
+
+/// A [`Source`] over UTF-16 code units; a lone surrogate reads as U+FFFD.
+pub(crate) struct Utf16Source<'a> {
+    src: &'a [u16],
+    pos: usize,
+}
+
+impl<'a> Utf16Source<'a> {
+    pub(crate) fn new(src: &'a [u16]) -> Self {
+        Utf16Source { src, pos: 0 }
+    }
+}
+
+impl Source for Utf16Source<'_> {
+    #[inline(always)]
+    fn remaining(&self) -> usize {
+        self.src.len() - self.pos
+    }
+    #[inline(always)]
+    fn consumed(&self) -> usize {
+        self.pos
+    }
+    #[inline(always)]
+    fn peek(&self) -> Option<(char, usize)> {
+        let unit = *self.src.get(self.pos)?;
+        Some(read_utf16(unit, self.src.get(self.pos + 1).copied()))
+    }
+    #[inline(always)]
+    fn advance(&mut self, units: usize) {
+        self.pos += units;
+    }
+    #[inline(always)]
+    fn copy_ascii(&mut self, dst: &mut [u8]) -> usize {
+        let n = crate::simd::copy_utf16_ascii_to_bytes(&self.src[self.pos..], dst);
+        self.pos += n;
+        n
+    }
+    #[inline]
+    fn copy_utf8(&mut self, dst: &mut [u8]) -> usize {
+        let (read, written) = crate::simd::utf16_to_utf8(&self.src[self.pos..], dst);
+        self.pos += read;
+        written
+    }
+    #[inline]
+    fn head(&self) -> Self {
+        let len = self.peek().map_or(0, |(_, len)| len);
+        Utf16Source::new(&self.src[self.pos..self.pos + len])
+    }
+}
+
+/// Reads one scalar value from a code unit and the one after it (if any): a lone
+/// surrogate reads as U+FFFD, consuming one unit.
+#[inline(always)]
+pub(crate) fn read_utf16(unit: u16, next: Option<u16>) -> (char, usize) {
+    match unit {
+        0xD800..=0xDBFF => match next {
+            Some(trail @ 0xDC00..=0xDFFF) => {
+                let c = 0x10000 + (((unit as u32) - 0xD800) << 10) + ((trail as u32) - 0xDC00);
+                (char::from_u32(c).unwrap_or('\u{FFFD}'), 2)
+            }
+            _ => ('\u{FFFD}', 1),
+        },
+        0xDC00..=0xDFFF => ('\u{FFFD}', 1),
+        _ => (char::from_u32(unit as u32).unwrap_or('\u{FFFD}'), 1),
+    }
+}
+
+/// What an encoder's run ended on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EncodeStatus {
+    /// All of the source was consumed (and, with `last`, end-of-queue processed).
+    InputEmpty,
+    /// The sink has less than [`ENCODE_STEP`] bytes of room.
+    OutputFull,
+    /// The standard's handler returned error with this code point, which was consumed.
+    Unmappable(char),
+}
+
+/// The room an encoder handler needs before one step: the most bytes one step
+/// writes (4), plus the longest "html" error mode reference, `&#1114111;` (10).
+pub(crate) const ENCODE_STEP: usize = 14;
+
+/// The byte output of an encoder.
+pub(crate) struct ByteSink<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> ByteSink<'a> {
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+        ByteSink { buf, pos: 0 }
+    }
+    #[inline(always)]
+    pub(crate) fn room(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+    #[inline(always)]
+    pub(crate) fn written(&self) -> usize {
+        self.pos
+    }
+    /// Writes one byte. The caller has checked the room.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, byte: u8) {
+        self.buf[self.pos] = byte;
+        self.pos += 1;
+    }
+    /// Writes bytes. The caller has checked the room.
+    #[inline(always)]
+    pub(crate) fn extend(&mut self, bytes: &[u8]) {
+        self.buf[self.pos..self.pos + bytes.len()].copy_from_slice(bytes);
+        self.pos += bytes.len();
+    }
+    /// The unwritten rest of the buffer, for bulk copies; follow with [`Self::commit`].
+    #[inline(always)]
+    pub(crate) fn spare(&mut self) -> &mut [u8] {
+        &mut self.buf[self.pos..]
+    }
+    /// Marks `n` bytes of [`Self::spare`] as written.
+    #[inline(always)]
+    pub(crate) fn commit(&mut self, n: usize) {
+        self.pos += n;
+    }
+    /// Copies the source's ASCII prefix into the buffer.
+    #[inline(always)]
+    pub(crate) fn copy_ascii_from<S: Source>(&mut self, src: &mut S) -> usize {
+        let n = src.copy_ascii(&mut self.buf[self.pos..]);
+        self.pos += n;
+        n
+    }
+}
+
+/// A run of an encoder handler over a source.
+pub(crate) trait EncodeHandler: Clone {
+    /// Runs the handler over `src` into `dst`. Stops before a step when `dst` has
+    /// less than [`ENCODE_STEP`] bytes of room. With `last`, processes end-of-queue
+    /// once the source is empty (ISO-2022-JP returns to ASCII there).
+    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool)
+    -> EncodeStatus;
+}
+
+/// The decoder of each encoding, as one enum.
+#[derive(Debug, Clone)]
+pub(crate) enum DecoderCodec {
+    Utf8(utf8::Utf8Decoder),
+    Utf16(utf16::Utf16Decoder),
+    SingleByte(single_byte::SingleByteDecoder),
+    XUserDefined(x_user_defined::XUserDefinedDecoder),
+    Replacement(replacement::ReplacementDecoder),
+    Gb18030(gb18030::Gb18030Decoder),
+    Big5(big5::Big5Decoder),
+    EucJp(euc_jp::EucJpDecoder),
+    Iso2022Jp(iso_2022_jp::Iso2022JpDecoder),
+    ShiftJis(shift_jis::ShiftJisDecoder),
+    EucKr(euc_kr::EucKrDecoder),
+}
+
+impl DecoderCodec {
+    pub(crate) fn new(encoding: &'static Encoding) -> Self {
+        match encoding.kind() {
+            Kind::Utf8 => DecoderCodec::Utf8(utf8::Utf8Decoder::new()),
+            Kind::Utf16Be => DecoderCodec::Utf16(utf16::Utf16Decoder::new(true)),
+            Kind::Utf16Le => DecoderCodec::Utf16(utf16::Utf16Decoder::new(false)),
+            Kind::SingleByte(index) => {
+                DecoderCodec::SingleByte(single_byte::SingleByteDecoder::new(index))
+            }
+            Kind::XUserDefined => DecoderCodec::XUserDefined(x_user_defined::XUserDefinedDecoder),
+            Kind::Replacement => DecoderCodec::Replacement(replacement::ReplacementDecoder::new()),
+            Kind::Gbk | Kind::Gb18030 => DecoderCodec::Gb18030(gb18030::Gb18030Decoder::new()),
+            Kind::Big5 => DecoderCodec::Big5(big5::Big5Decoder::new()),
+            Kind::EucJp => DecoderCodec::EucJp(euc_jp::EucJpDecoder::new()),
+            Kind::Iso2022Jp => DecoderCodec::Iso2022Jp(iso_2022_jp::Iso2022JpDecoder::new()),
+            Kind::ShiftJis => DecoderCodec::ShiftJis(shift_jis::ShiftJisDecoder::new()),
+            Kind::EucKr => DecoderCodec::EucKr(euc_kr::EucKrDecoder::new()),
+        }
+    }
+
+    /// Dispatches once to the monomorphic run of the handler.
+    #[inline]
+    pub(crate) fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
+        match self {
+            DecoderCodec::Utf8(d) => d.decode(src, dst, last),
+            DecoderCodec::Utf16(d) => d.decode(src, dst, last),
+            DecoderCodec::SingleByte(d) => d.decode(src, dst, last),
+            DecoderCodec::XUserDefined(d) => d.decode(src, dst, last),
+            DecoderCodec::Replacement(d) => d.decode(src, dst, last),
+            DecoderCodec::Gb18030(d) => d.decode(src, dst, last),
+            DecoderCodec::Big5(d) => d.decode(src, dst, last),
+            DecoderCodec::EucJp(d) => d.decode(src, dst, last),
+            DecoderCodec::Iso2022Jp(d) => d.decode(src, dst, last),
+            DecoderCodec::ShiftJis(d) => d.decode(src, dst, last),
+            DecoderCodec::EucKr(d) => d.decode(src, dst, last),
+        }
+    }
+}
+
+/// The encoder of each encoding that has one, as one enum.
+#[derive(Debug, Clone)]
+pub(crate) enum EncoderCodec {
+    Utf8(utf8::Utf8Encoder),
+    SingleByte(single_byte::SingleByteEncoder),
+    XUserDefined(x_user_defined::XUserDefinedEncoder),
+    Gb18030(gb18030::Gb18030Encoder),
+    Big5(big5::Big5Encoder),
+    EucJp(euc_jp::EucJpEncoder),
+    Iso2022Jp(iso_2022_jp::Iso2022JpEncoder),
+    ShiftJis(shift_jis::ShiftJisEncoder),
+    EucKr(euc_kr::EucKrEncoder),
+}
+
+impl EncoderCodec {
+    /// The encoder of `encoding`, or `None` for replacement and UTF-16BE/LE.
+    pub(crate) fn new(encoding: &'static Encoding) -> Option<Self> {
+        Some(match encoding.kind() {
+            Kind::Utf8 => EncoderCodec::Utf8(utf8::Utf8Encoder),
+            Kind::Utf16Be | Kind::Utf16Le | Kind::Replacement => return None,
+            Kind::SingleByte(index) => {
+                EncoderCodec::SingleByte(single_byte::SingleByteEncoder::new(index))
+            }
+            Kind::XUserDefined => EncoderCodec::XUserDefined(x_user_defined::XUserDefinedEncoder),
+            Kind::Gbk => EncoderCodec::Gb18030(gb18030::Gb18030Encoder::new(true)),
+            Kind::Gb18030 => EncoderCodec::Gb18030(gb18030::Gb18030Encoder::new(false)),
+            Kind::Big5 => EncoderCodec::Big5(big5::Big5Encoder),
+            Kind::EucJp => EncoderCodec::EucJp(euc_jp::EucJpEncoder),
+            Kind::Iso2022Jp => EncoderCodec::Iso2022Jp(iso_2022_jp::Iso2022JpEncoder::new()),
+            Kind::ShiftJis => EncoderCodec::ShiftJis(shift_jis::ShiftJisEncoder),
+            Kind::EucKr => EncoderCodec::EucKr(euc_kr::EucKrEncoder),
+        })
+    }
+
+    /// Dispatches once to the monomorphic run of the handler.
+    #[inline]
+    pub(crate) fn encode<S: Source>(
+        &mut self,
+        src: &mut S,
+        dst: &mut ByteSink<'_>,
+        last: bool,
+    ) -> EncodeStatus {
+        match self {
+            EncoderCodec::Utf8(e) => e.encode(src, dst, last),
+            EncoderCodec::SingleByte(e) => e.encode(src, dst, last),
+            EncoderCodec::XUserDefined(e) => e.encode(src, dst, last),
+            EncoderCodec::Gb18030(e) => e.encode(src, dst, last),
+            EncoderCodec::Big5(e) => e.encode(src, dst, last),
+            EncoderCodec::EucJp(e) => e.encode(src, dst, last),
+            EncoderCodec::Iso2022Jp(e) => e.encode(src, dst, last),
+            EncoderCodec::ShiftJis(e) => e.encode(src, dst, last),
+            EncoderCodec::EucKr(e) => e.encode(src, dst, last),
+        }
+    }
+}
+
+/// PLACEHOLDER for the CJK codecs until they land.
+fn placeholder_decode<S: Sink>(src: &[u8], dst: &mut S, _last: bool) -> (Status, usize) {
+    let mut pos = 0;
+    loop {
+        pos += dst.copy_ascii(&src[pos..]);
+        if pos == src.len() {
+            return (Status::InputEmpty, pos);
+        }
+        if dst.room() < S::STEP {
+            return (Status::OutputFull, pos);
+        }
+        if src[pos] >= 0x80 {
+            return (Status::Error { len: 1, restored: 0 }, pos + 1);
+        }
+    }
+}
+
+/// PLACEHOLDER for the CJK codecs until they land.
+fn placeholder_encode<S: Source>(src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
+    loop {
+        dst.copy_ascii_from(src);
+        let Some((c, len)) = src.peek() else { return EncodeStatus::InputEmpty };
+        if dst.room() < ENCODE_STEP {
+            return EncodeStatus::OutputFull;
+        }
+        if !c.is_ascii() {
+            src.advance(len);
+            return EncodeStatus::Unmappable(c);
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! The single-byte decoder and encoder, shared by the 28 legacy single-byte
+//! encodings (`encoding.bs` § "Legacy single-byte encodings").
+
+use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+
+
+/// The single-byte decoder. It has no state: each byte is one code point or an error.
+#[derive(Debug, Clone)]
+pub(crate) struct SingleByteDecoder {
+    index: &'static SingleByteIndex,
+}
+
+impl SingleByteDecoder {
+    pub(crate) fn new(index: &'static SingleByteIndex) -> Self {
+        SingleByteDecoder { index }
+    }
+}
+
+impl DecodeHandler for SingleByteDecoder {
+    #[inline]
+    fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, _last: bool) -> (Status, usize) {
+        let table = &self.index.decode;
+        let mut pos = 0;
+        loop {
+            // Bulk-copy the ASCII run, then map non-ASCII bytes one lookup each.
+            pos += dst.copy_ascii(&src[pos..]);
+            loop {
+                let Some(&byte) = src.get(pos) else {
+                    return (Status::InputEmpty, pos);
+                };
+                if byte < 0x80 {
+                    break;
+                }
+                if dst.room() < S::STEP {
+                    return (Status::OutputFull, pos);
+                }
+                // Step 3: the index code point for byte − 0x80; 0 stands for null.
+                let code_point = table[(byte - 0x80) as usize];
+                pos += 1;
+                if code_point == 0 {
+                    return (Status::Error { len: 1, restored: 0 }, pos);
+                }
+                dst.push_bmp(code_point);
+            }
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, pos);
+            }
+        }
+    }
+}
+
+/// The single-byte encoder: one reverse-table lookup per non-ASCII scalar value.
+#[derive(Debug, Clone)]
+pub(crate) struct SingleByteEncoder {
+    index: &'static SingleByteIndex,
+}
+
+impl SingleByteEncoder {
+    pub(crate) fn new(index: &'static SingleByteIndex) -> Self {
+        SingleByteEncoder { index }
+    }
+}
+
+impl EncodeHandler for SingleByteEncoder {
+    #[inline]
+    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
+        let index = self.index;
+        loop {
+            dst.copy_ascii_from(src);
+            if dst.room() < ENCODE_STEP {
+                return if src.remaining() == 0 { EncodeStatus::InputEmpty } else { EncodeStatus::OutputFull };
+            }
+            let Some((c, len)) = src.peek() else {
+                return EncodeStatus::InputEmpty;
+            };
+            src.advance(len);
+            if (c as u32) < 0x80 {
+                // copy_ascii stopped only because of room; cannot happen with room ≥ STEP,
+                // but stay exact regardless.
+                dst.push(c as u8);
+                continue;
+            }
+            match index.pointer(c) {
+                Some(byte) => dst.push(byte),
+                None => return EncodeStatus::Unmappable(c),
+            }
+        }
+    }
+}
+
+/// The tables of one single-byte index, generated into `tables/single_byte.rs`.
+#[derive(Debug)]
+pub(crate) struct SingleByteIndex {
+    /// The index code point for each pointer (byte − 0x80); 0 stands for null.
+    pub(crate) decode: [u16; 128],
+    /// For each 128-code-point page, its number in `data` plus one (0: no page).
+    pub(crate) pages: &'static [u8],
+    /// Pages of bytes for code points (0: not in the index).
+    pub(crate) data: &'static [u8],
+}
+
+impl SingleByteIndex {
+    /// The byte for a non-ASCII scalar value: the index pointer + 0x80, if any.
+    #[inline(always)]
+    pub(crate) fn pointer(&self, c: char) -> Option<u8> {
+        let code_point = c as u32;
+        let page = *self.pages.get((code_point >> 7) as usize)?;
+        if page == 0 {
+            return None;
+        }
+        let byte = self.data[(page as usize - 1) * 128 + (code_point & 0x7F) as usize];
+        (byte != 0).then_some(byte)
+    }
+}

@@ -1,0 +1,210 @@
+//! UTF-8 (`encoding.bs` § "UTF-8"): the decoder with the standard's byte ranges and
+//! one U+FFFD per maximal subpart, and the encoder.
+//!
+//! Whole runs are validated in bulk by `core`'s validator (through `utf8_chunks`),
+//! whose split into valid runs and maximal subparts is exactly the standard's
+//! behaviour. The byte-at-a-time state machine from the standard only runs
+//! for a sequence that a call boundary cut in two.
+
+use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+
+/// The UTF-8 decoder, with the standard's state.
+#[derive(Debug, Clone)]
+pub(crate) struct Utf8Decoder {
+    /// UTF-8 code point.
+    code_point: u32,
+    /// UTF-8 bytes seen.
+    bytes_seen: u8,
+    /// UTF-8 bytes needed.
+    bytes_needed: u8,
+    /// UTF-8 lower boundary.
+    lower_boundary: u8,
+    /// UTF-8 upper boundary.
+    upper_boundary: u8,
+}
+
+/// The result of one step of the standard's handler.
+enum Step {
+    Continue,
+    CodePoint(u32),
+    /// Error; `consumed` is false when the byte was restored.
+    Error { len: u8, consumed: bool },
+}
+
+impl Utf8Decoder {
+    pub(crate) fn new() -> Self {
+        Utf8Decoder { code_point: 0, bytes_seen: 0, bytes_needed: 0, lower_boundary: 0x80, upper_boundary: 0xBF }
+    }
+
+    /// The standard's handler for one byte (not end-of-queue).
+    #[inline]
+    fn step(&mut self, byte: u8) -> Step {
+        if self.bytes_needed == 0 {
+            match byte {
+                0x00..=0x7F => return Step::CodePoint(byte as u32),
+                0xC2..=0xDF => {
+                    self.bytes_needed = 1;
+                    self.code_point = (byte & 0x1F) as u32;
+                }
+                0xE0..=0xEF => {
+                    if byte == 0xE0 {
+                        self.lower_boundary = 0xA0;
+                    }
+                    if byte == 0xED {
+                        self.upper_boundary = 0x9F;
+                    }
+                    self.bytes_needed = 2;
+                    self.code_point = (byte & 0xF) as u32;
+                }
+                0xF0..=0xF4 => {
+                    if byte == 0xF0 {
+                        self.lower_boundary = 0x90;
+                    }
+                    if byte == 0xF4 {
+                        self.upper_boundary = 0x8F;
+                    }
+                    self.bytes_needed = 3;
+                    self.code_point = (byte & 0x7) as u32;
+                }
+                _ => return Step::Error { len: 1, consumed: true },
+            }
+            return Step::Continue;
+        }
+        if !(self.lower_boundary..=self.upper_boundary).contains(&byte) {
+            let len = 1 + self.bytes_seen;
+            *self = Utf8Decoder::new();
+            // Restore byte to ioQueue.
+            return Step::Error { len, consumed: false };
+        }
+        self.lower_boundary = 0x80;
+        self.upper_boundary = 0xBF;
+        self.code_point = (self.code_point << 6) | (byte & 0x3F) as u32;
+        self.bytes_seen += 1;
+        if self.bytes_seen != self.bytes_needed {
+            return Step::Continue;
+        }
+        let code_point = self.code_point;
+        *self = Utf8Decoder::new();
+        Step::CodePoint(code_point)
+    }
+
+    /// Runs the byte-at-a-time handler while a sequence is pending. Returns `Some` to
+    /// end the call, or `None` once no sequence is pending (with `pos` advanced).
+    #[inline]
+    fn finish_pending<S: Sink>(&mut self, src: &[u8], pos: &mut usize, dst: &mut S, last: bool) -> Option<Status> {
+        while self.bytes_needed != 0 {
+            let Some(&byte) = src.get(*pos) else {
+                if last {
+                    // End-of-queue with bytes needed: one error.
+                    let len = 1 + self.bytes_seen;
+                    *self = Utf8Decoder::new();
+                    return Some(Status::Error { len, restored: 0 });
+                }
+                return Some(Status::InputEmpty);
+            };
+            if dst.room() < S::STEP {
+                return Some(Status::OutputFull);
+            }
+            match self.step(byte) {
+                Step::Continue => *pos += 1,
+                Step::CodePoint(c) => {
+                    *pos += 1;
+                    dst.push_char(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                }
+                Step::Error { len, consumed } => {
+                    if consumed {
+                        *pos += 1;
+                    }
+                    return Some(Status::Error { len, restored: 0 });
+                }
+            }
+        }
+        None
+    }
+}
+
+impl DecodeHandler for Utf8Decoder {
+    #[inline]
+    fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
+        let mut pos = 0;
+        if let Some(status) = self.finish_pending(src, &mut pos, dst, last) {
+            return (status, pos);
+        }
+        loop {
+            let rest = &src[pos..];
+            if rest.is_empty() {
+                return (Status::InputEmpty, pos);
+            }
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, pos);
+            }
+            // Each input byte makes at most one unit of output in either form, so a
+            // window as long as the room always fits.
+            let window_len = rest.len().min(dst.room());
+            let window = &rest[..window_len];
+            let Some(chunk) = window.utf8_chunks().next() else {
+                return (Status::InputEmpty, pos);
+            };
+            let valid = chunk.valid();
+            dst.copy_str(valid);
+            pos += valid.len();
+            let invalid = chunk.invalid();
+            if invalid.is_empty() {
+                continue;
+            }
+            if valid.len() + invalid.len() < window_len {
+                // A maximal subpart with more input after it: one error.
+                pos += invalid.len();
+                return (Status::Error { len: invalid.len() as u8, restored: 0 }, pos);
+            }
+            if window_len < rest.len() {
+                // The window, cut by the room, may have cut a sequence: stop here.
+                return (Status::OutputFull, pos);
+            }
+            // The input ends in a maximal subpart or a truncated sequence: the state
+            // machine tells them apart, and keeps a truncated one for the next call.
+            if let Some(status) = self.start_sequence(src, &mut pos, dst, last) {
+                return (status, pos);
+            }
+        }
+    }
+}
+
+impl Utf8Decoder {
+    /// Runs the handler from the byte at `pos` (a sequence start) until it completes.
+    #[inline(never)]
+    fn start_sequence<S: Sink>(&mut self, src: &[u8], pos: &mut usize, dst: &mut S, last: bool) -> Option<Status> {
+        match self.step(src[*pos]) {
+            Step::Continue => *pos += 1,
+            Step::CodePoint(c) => {
+                *pos += 1;
+                dst.push_char(char::from_u32(c).unwrap_or('\u{FFFD}'));
+            }
+            Step::Error { len, consumed } => {
+                if consumed {
+                    *pos += 1;
+                }
+                return Some(Status::Error { len, restored: 0 });
+            }
+        }
+        self.finish_pending(src, pos, dst, last)
+    }
+}
+
+/// The UTF-8 encoder; it never fails.
+#[derive(Debug, Clone)]
+pub(crate) struct Utf8Encoder;
+
+impl EncodeHandler for Utf8Encoder {
+    #[inline]
+    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
+        let n = src.copy_utf8(dst.spare());
+        dst.commit(n);
+        if src.remaining() == 0 {
+            EncodeStatus::InputEmpty
+        } else {
+            debug_assert!(dst.room() < ENCODE_STEP);
+            EncodeStatus::OutputFull
+        }
+    }
+}

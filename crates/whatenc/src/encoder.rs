@@ -1,0 +1,378 @@
+//! The streaming [`Encoder`].
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::codec::{ByteSink, ENCODE_STEP, EncodeStatus, EncoderCodec, Source, StrSource, Utf16Source};
+use crate::encoding::Encoding;
+
+/// An encoder's error mode: what a scalar value the encoding cannot represent becomes.
+///
+/// ```
+/// use whatenc::{EncoderErrorMode, EncoderResult, WINDOWS_1252};
+/// let mut encoder = WINDOWS_1252.new_encoder_with(EncoderErrorMode::Fatal).unwrap();
+/// let mut out = [0u8; 16];
+/// let progress = encoder.encode_from_utf8("a☃", &mut out, true);
+/// assert_eq!(progress.result, EncoderResult::Unmappable('☃'));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum EncoderErrorMode {
+    /// "fatal": the encoder returns [`EncoderResult::Unmappable`]; the caller may go on.
+    #[default]
+    Fatal,
+    /// "html": the scalar value is written as a decimal reference `&#N;`.
+    Html,
+}
+
+/// The error for an encoding that has no encoder (replacement, UTF-16BE, UTF-16LE).
+///
+/// ```
+/// let error = whatenc::REPLACEMENT.new_encoder().unwrap_err();
+/// assert_eq!(error.to_string(), "the replacement encoding has no encoder");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NoEncoder {
+    /// The encoding asked for.
+    pub encoding: &'static Encoding,
+}
+
+impl fmt::Display for NoEncoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the {} encoding has no encoder", self.encoding.name())
+    }
+}
+
+impl core::error::Error for NoEncoder {}
+
+/// Why an encoding call returned.
+///
+/// ```
+/// use whatenc::EncoderResult;
+/// let mut out = [0u8; 1];
+/// let progress = whatenc::UTF_8.new_encoder().unwrap().encode_from_utf8("é", &mut out, true);
+/// assert_eq!(progress.result, EncoderResult::OutputFull);
+/// ```
+#[must_use]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EncoderResult {
+    /// All the input was consumed (and, with `last`, the stream has ended).
+    InputEmpty,
+    /// The output buffer has no room for the next step; call again with more room.
+    OutputFull,
+    /// "fatal" mode only: this scalar value cannot be encoded. It was consumed: it is
+    /// the last scalar value of the `read` units. Call again with the rest to go on.
+    Unmappable(char),
+}
+
+/// What an encoding call did: why it returned, units read, and bytes written.
+///
+/// ```
+/// let mut out = [0u8; 8];
+/// let progress = whatenc::EUC_KR.new_encoder().unwrap().encode_from_utf8("가", &mut out, true);
+/// assert_eq!((progress.read, progress.written), (3, 2));
+/// ```
+#[must_use]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EncodeProgress {
+    /// Why the call returned.
+    pub result: EncoderResult,
+    /// Units of input consumed: bytes for `&str`, code units for UTF-16.
+    pub read: usize,
+    /// Bytes of output written.
+    pub written: usize,
+}
+
+/// A streaming encoder: text in, bytes of one encoding out.
+///
+/// # The streaming contract
+///
+/// Every `encode_from_*` method takes text, an output buffer and a flag `last`, and
+/// returns an [`EncodeProgress`]: why it returned, how many units it read, and how
+/// many bytes it wrote.
+///
+/// - The text may be cut at any scalar value; UTF-16 input may even be cut between
+///   the two halves of a surrogate pair (the encoder keeps the leading half). A lone
+///   surrogate is encoded as U+FFFD.
+/// - The output holds only whole steps of the encoder: a character's bytes (with any
+///   escape sequence it needs) are written whole or not at all.
+/// - The call returns when all input is consumed ([`EncoderResult::InputEmpty`]),
+///   when the next step does not fit ([`EncoderResult::OutputFull`]), or, in "fatal"
+///   mode, right after an unmappable scalar value ([`EncoderResult::Unmappable`]).
+///   Call again with the unread rest of the input to go on. ISO-2022-JP's state after
+///   an error is exactly the standard's.
+/// - Pass `last = true` with the final piece of text and call until `InputEmpty`:
+///   ISO-2022-JP then returns to ASCII. For another stream, make a new encoder.
+/// - A buffer of [`Encoder::max_buffer_length_from_utf8`] (or `_from_utf16`) is
+///   always enough for one call; with at least 14 bytes of room, every call makes
+///   progress.
+///
+/// ```
+/// use whatenc::{EncoderErrorMode, EncoderResult, ISO_2022_JP};
+/// let mut encoder = ISO_2022_JP.new_encoder_with(EncoderErrorMode::Html).unwrap();
+/// let mut out = [0u8; 32];
+/// let progress = encoder.encode_from_utf8("a日", &mut out, true);
+/// assert_eq!(progress.result, EncoderResult::InputEmpty);
+/// assert_eq!(&out[..progress.written], b"a\x1B$BF|\x1B(B");
+/// ```
+#[derive(Debug, Clone)]
+pub struct Encoder {
+    encoding: &'static Encoding,
+    mode: EncoderErrorMode,
+    codec: EncoderCodec,
+    /// A leading surrogate that ended the previous UTF-16 input.
+    pending_lead: Option<u16>,
+    /// Whether "html" mode wrote a reference since [`Encoder::take_unmappable`].
+    had_unmappable: bool,
+}
+
+impl Encoder {
+    pub(crate) fn new(encoding: &'static Encoding, mode: EncoderErrorMode) -> Result<Encoder, NoEncoder> {
+        let codec = EncoderCodec::new(encoding).ok_or(NoEncoder { encoding })?;
+        Ok(Encoder { encoding, mode, codec, pending_lead: None, had_unmappable: false })
+    }
+
+    /// The encoding this encoder writes.
+    ///
+    /// ```
+    /// assert_eq!(whatenc::GBK.new_encoder().unwrap().encoding(), whatenc::GBK);
+    /// ```
+    pub fn encoding(&self) -> &'static Encoding {
+        self.encoding
+    }
+
+    /// The error mode.
+    ///
+    /// ```
+    /// assert_eq!(whatenc::GBK.new_encoder().unwrap().mode(), whatenc::EncoderErrorMode::Fatal);
+    /// ```
+    pub fn mode(&self) -> EncoderErrorMode {
+        self.mode
+    }
+
+    /// Changes the error mode (for `encode_or_fail`, which always runs "fatal").
+    pub(crate) fn set_mode(&mut self, mode: EncoderErrorMode) {
+        self.mode = mode;
+    }
+
+    /// The output length that is always enough for encoding `byte_length` more
+    /// bytes of UTF-8 in one call (in either mode), or `None` on overflow.
+    ///
+    /// ```
+    /// let encoder = whatenc::SHIFT_JIS.new_encoder().unwrap();
+    /// assert!(encoder.max_buffer_length_from_utf8(3).unwrap() >= 10);
+    /// ```
+    pub fn max_buffer_length_from_utf8(&self, byte_length: usize) -> Option<usize> {
+        // A character of n UTF-8 bytes takes at most 3 + 10 bytes ("ESC ( B" then
+        // "&#1114111;") when n = 4, and at most 4 per byte otherwise; 3 more bytes end
+        // an ISO-2022-JP stream, and ENCODE_STEP covers the staging of one step.
+        byte_length.checked_mul(4)?.checked_add(ENCODE_STEP + 3)
+    }
+
+    /// The output length that is always enough for encoding `unit_length` more
+    /// UTF-16 code units in one call (in either mode), or `None` on overflow.
+    ///
+    /// ```
+    /// let encoder = whatenc::SHIFT_JIS.new_encoder().unwrap();
+    /// assert!(encoder.max_buffer_length_from_utf16(1).unwrap() >= 11);
+    /// ```
+    pub fn max_buffer_length_from_utf16(&self, unit_length: usize) -> Option<usize> {
+        // "ESC ( B" then "&#65535;" for one unit; a held leading surrogate adds one.
+        unit_length.checked_add(1)?.checked_mul(11)?.checked_add(ENCODE_STEP + 3)
+    }
+
+    /// Encodes from `&str`; `read` counts bytes. See the streaming contract on [`Encoder`].
+    ///
+    /// ```
+    /// let mut out = [0u8; 8];
+    /// let progress = whatenc::BIG5.new_encoder().unwrap().encode_from_utf8("中", &mut out, true);
+    /// assert_eq!(&out[..progress.written], b"\xA4\xA4");
+    /// ```
+    pub fn encode_from_utf8(&mut self, src: &str, dst: &mut [u8], last: bool) -> EncodeProgress {
+        let mut source = StrSource::new(src);
+        let (result, written) = self.run(&mut source, dst, last);
+        EncodeProgress { result, read: source.consumed(), written }
+    }
+
+    /// Encodes from UTF-16; `read` counts code units. A lone surrogate is encoded as
+    /// U+FFFD; a leading surrogate at the end of non-`last` input waits for the next
+    /// call. See the streaming contract on [`Encoder`].
+    ///
+    /// ```
+    /// let mut encoder = whatenc::UTF_8.new_encoder().unwrap();
+    /// let mut out = [0u8; 8];
+    /// let first = encoder.encode_from_utf16(&[0x61, 0xD83D], &mut out, false);
+    /// let second = encoder.encode_from_utf16(&[0xDE00], &mut out[first.written..], true);
+    /// assert_eq!(&out[..first.written + second.written], "a😀".as_bytes());
+    /// ```
+    pub fn encode_from_utf16(&mut self, src: &[u16], dst: &mut [u8], last: bool) -> EncodeProgress {
+        let mut read = 0;
+        let mut written = 0;
+        if let Some(lead) = self.pending_lead {
+            let pair;
+            let (head, takes): (&[u16], usize) = match src.first() {
+                Some(&trail @ 0xDC00..=0xDFFF) => {
+                    pair = [lead, trail];
+                    (&pair, 1)
+                }
+                None if !last => return EncodeProgress { result: EncoderResult::InputEmpty, read, written },
+                // The held leading surrogate was alone after all.
+                _ => (&[0xFFFD], 0),
+            };
+            let mut source = Utf16Source::new(head);
+            let (result, n) = self.run(&mut source, dst, false);
+            written += n;
+            if source.remaining() != 0 {
+                return EncodeProgress { result, read, written };
+            }
+            self.pending_lead = None;
+            read = takes;
+            if let EncoderResult::Unmappable(_) = result {
+                return EncodeProgress { result, read, written };
+            }
+        }
+        let mut body = &src[read..];
+        let mut hold = None;
+        if !last {
+            if let Some(&unit @ 0xD800..=0xDBFF) = body.last() {
+                hold = Some(unit);
+                body = &body[..body.len() - 1];
+            }
+        }
+        let mut source = Utf16Source::new(body);
+        let (result, n) = self.run(&mut source, &mut dst[written..], last);
+        written += n;
+        read += source.consumed();
+        if result == EncoderResult::InputEmpty && hold.is_some() {
+            self.pending_lead = hold;
+            read += 1;
+        }
+        EncodeProgress { result, read, written }
+    }
+
+    /// Encodes all of `src` as the rest of the stream, appending to `dst` and
+    /// growing it as needed. Returns whether any scalar value was unmappable (in
+    /// "html" mode these became references; in "fatal" mode it stops at the first).
+    pub(crate) fn encode_all(&mut self, src: &str, dst: &mut Vec<u8>) -> bool {
+        let mut read = 0;
+        loop {
+            let (result, n) = self.encode_from_utf8_to_vec(&src[read..], dst, true);
+            read += n;
+            match result {
+                EncoderResult::InputEmpty => return self.take_unmappable(),
+                EncoderResult::Unmappable(_) => return true,
+                EncoderResult::OutputFull => {}
+            }
+        }
+    }
+
+    /// Encodes from `&str`, appending to a `Vec` that grows as needed, so the result is
+    /// never [`EncoderResult::OutputFull`]. Returns the result and the bytes read.
+    ///
+    /// ```
+    /// let mut encoder = whatenc::GB18030.new_encoder().unwrap();
+    /// let mut out = Vec::new();
+    /// let (result, read) = encoder.encode_from_utf8_to_vec("€", &mut out, true);
+    /// assert_eq!((result, read), (whatenc::EncoderResult::InputEmpty, 3));
+    /// assert_eq!(out, b"\xA2\xE3");
+    /// ```
+    pub fn encode_from_utf8_to_vec(&mut self, src: &str, dst: &mut Vec<u8>, last: bool) -> (EncoderResult, usize) {
+        let mut read = 0;
+        loop {
+            let old_len = dst.len();
+            let want = self.max_buffer_length_from_utf8(src.len() - read).unwrap_or(usize::MAX);
+            dst.resize(old_len + want.min(1 << 20).max(ENCODE_STEP * 2), 0);
+            let progress = self.encode_from_utf8(&src[read..], &mut dst[old_len..], last);
+            dst.truncate(old_len + progress.written);
+            read += progress.read;
+            if progress.result != EncoderResult::OutputFull {
+                return (progress.result, read);
+            }
+        }
+    }
+
+    /// Whether an unmappable scalar value became a reference since the last call of
+    /// this method ("html" mode).
+    ///
+    /// ```
+    /// let mut encoder = whatenc::WINDOWS_1252.new_encoder_with(whatenc::EncoderErrorMode::Html).unwrap();
+    /// let mut out = Vec::new();
+    /// let _ = encoder.encode_from_utf8_to_vec("☃", &mut out, true);
+    /// assert!(encoder.take_unmappable());
+    /// assert_eq!(out, b"&#9731;");
+    /// ```
+    pub fn take_unmappable(&mut self) -> bool {
+        core::mem::take(&mut self.had_unmappable)
+    }
+
+    /// The shared body of the `encode_from_*` methods.
+    fn run<S: Source>(&mut self, src: &mut S, dst: &mut [u8], last: bool) -> (EncoderResult, usize) {
+        let mut written = 0;
+        loop {
+            let room = dst.len() - written;
+            let status = if room >= ENCODE_STEP {
+                let mut sink = ByteSink::new(&mut dst[written..]);
+                let status = self.codec.encode(src, &mut sink, last);
+                if let (EncodeStatus::Unmappable(c), EncoderErrorMode::Html) = (status, self.mode) {
+                    // The handler checked the room before this step.
+                    write_reference(&mut sink, c);
+                    self.had_unmappable = true;
+                }
+                written += sink.written();
+                status
+            } else {
+                // Nearly full: one scalar value at a time into a staging buffer,
+                // kept only if its whole output fits.
+                let saved = self.codec.clone();
+                let mut staging = [0u8; ENCODE_STEP];
+                let mut head = src.head();
+                let head_last = last && head.remaining() == src.remaining();
+                let mut sink = ByteSink::new(&mut staging);
+                let status = self.codec.encode(&mut head, &mut sink, head_last);
+                if let (EncodeStatus::Unmappable(c), EncoderErrorMode::Html) = (status, self.mode) {
+                    write_reference(&mut sink, c);
+                }
+                let produced = sink.written();
+                if produced > room {
+                    self.codec = saved;
+                    return (EncoderResult::OutputFull, written);
+                }
+                if let (EncodeStatus::Unmappable(_), EncoderErrorMode::Html) = (status, self.mode) {
+                    self.had_unmappable = true;
+                }
+                dst[written..written + produced].copy_from_slice(&staging[..produced]);
+                written += produced;
+                src.advance(head.consumed());
+                match status {
+                    EncodeStatus::InputEmpty if src.remaining() != 0 => EncodeStatus::OutputFull,
+                    other => other,
+                }
+            };
+            match status {
+                EncodeStatus::InputEmpty => return (EncoderResult::InputEmpty, written),
+                EncodeStatus::OutputFull => continue,
+                EncodeStatus::Unmappable(c) => match self.mode {
+                    EncoderErrorMode::Fatal => return (EncoderResult::Unmappable(c), written),
+                    EncoderErrorMode::Html => continue,
+                },
+            }
+        }
+    }
+}
+
+/// Writes the "html" error mode's `&#N;` for `c`.
+fn write_reference(sink: &mut ByteSink<'_>, c: char) {
+    let mut digits = [0u8; 7];
+    let mut value = c as u32;
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    sink.extend(b"&#");
+    sink.extend(&digits[start..]);
+    sink.push(b';');
+}

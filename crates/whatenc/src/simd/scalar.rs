@@ -1,0 +1,172 @@
+//! Portable kernels that work a machine word at a time.
+
+const WORD: usize = core::mem::size_of::<usize>();
+const HIGH_BITS: usize = usize::from_ne_bytes([0x80; WORD]);
+
+/// The length of the longest ASCII prefix of `bytes`.
+#[inline]
+pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    let mut pos = 0;
+    let mut words = bytes.chunks_exact(WORD);
+    for word in &mut words {
+        let value = usize::from_ne_bytes(word.try_into().unwrap_or([0; WORD]));
+        let high = value & HIGH_BITS;
+        if high != 0 {
+            // The first non-ASCII byte in memory order.
+            let offset = if cfg!(target_endian = "little") {
+                high.trailing_zeros() / 8
+            } else {
+                high.leading_zeros() / 8
+            };
+            return pos + offset as usize;
+        }
+        pos += WORD;
+    }
+    for &byte in words.remainder() {
+        if byte >= 0x80 {
+            return pos;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// Copies the longest ASCII prefix of `src` that fits in `dst`; returns its length.
+#[inline]
+pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
+    let limit = src.len().min(dst.len());
+    let n = ascii_prefix_len(&src[..limit]);
+    dst[..n].copy_from_slice(&src[..n]);
+    n
+}
+
+/// Widens the longest ASCII prefix of `src` that fits in `dst`; returns its length.
+#[inline]
+pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    let limit = src.len().min(dst.len());
+    let n = ascii_prefix_len(&src[..limit]);
+    for (out, &byte) in dst[..n].iter_mut().zip(&src[..n]) {
+        *out = byte as u16;
+    }
+    n
+}
+
+/// Narrows the longest run of ASCII code units of `src` that fits in `dst`; returns
+/// its length.
+#[inline]
+pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+    let limit = src.len().min(dst.len());
+    let mut n = 0;
+    for (out, &unit) in dst[..limit].iter_mut().zip(&src[..limit]) {
+        if unit >= 0x80 {
+            break;
+        }
+        *out = unit as u8;
+        n += 1;
+    }
+    n
+}
+
+/// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
+/// Returns the units written.
+#[inline]
+pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    let bytes = s.as_bytes();
+    let mut read = 0;
+    let mut written = 0;
+    while read < bytes.len() {
+        let n = copy_ascii_to_utf16(&bytes[read..], &mut dst[written..]);
+        read += n;
+        written += n;
+        let Some(c) = s[read..].chars().next() else {
+            break;
+        };
+        if c.is_ascii() {
+            continue;
+        }
+        written += c.encode_utf16(&mut dst[written..]).len();
+        read += c.len_utf8();
+    }
+    written
+}
+
+/// Transcodes UTF-16 to UTF-8, whole scalar values only, while they fit; a lone
+/// surrogate becomes U+FFFD. Returns (units read, bytes written).
+#[inline]
+pub(crate) fn utf16_to_utf8(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
+    let mut read = 0;
+    let mut written = 0;
+    loop {
+        let n = copy_utf16_ascii_to_bytes(&src[read..], &mut dst[written..]);
+        read += n;
+        written += n;
+        let Some(&unit) = src.get(read) else {
+            break;
+        };
+        if unit < 0x80 {
+            // copy stopped for lack of room
+            break;
+        }
+        let (c, units) = crate::codec::read_utf16(unit, src.get(read + 1).copied());
+        let len = c.len_utf8();
+        if dst.len() - written < len {
+            break;
+        }
+        c.encode_utf8(&mut dst[written..]);
+        written += len;
+        read += units;
+    }
+    (read, written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Naive twin of [`ascii_prefix_len`].
+    fn naive_ascii_prefix_len(bytes: &[u8]) -> usize {
+        bytes.iter().position(|&b| b >= 0x80).unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn ascii_prefix_len_matches_naive_at_every_alignment() {
+        let mut buf = [b'a'; 80];
+        for start in 0..WORD + 1 {
+            for len in 0..64 {
+                for bad in 0..=len {
+                    let slice_end = start + len;
+                    if bad < len {
+                        buf[start + bad] = 0xC3;
+                    }
+                    let slice = &buf[start..slice_end];
+                    assert_eq!(ascii_prefix_len(slice), naive_ascii_prefix_len(slice), "{start} {len} {bad}");
+                    if bad < len {
+                        buf[start + bad] = b'a';
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn transcoders_match_std() {
+        let text = "a\u{e9}\u{4e2d}\u{1F600}zzzzzzzzzzzzzzzzz\u{7f}\u{80}";
+        for start in 0..text.len() {
+            if !text.is_char_boundary(start) {
+                continue;
+            }
+            let s = &text[start..];
+            let mut out = vec![0u16; s.len()];
+            let n = utf8_to_utf16(s, &mut out);
+            assert_eq!(&out[..n], s.encode_utf16().collect::<Vec<_>>().as_slice());
+            let units: Vec<u16> = s.encode_utf16().collect();
+            let mut bytes = vec![0u8; s.len()];
+            assert_eq!(utf16_to_utf8(&units, &mut bytes), (units.len(), s.len()));
+            assert_eq!(&bytes, s.as_bytes());
+        }
+        let lone = [0x61, 0xD800, 0x62, 0xDC00];
+        let mut bytes = [0u8; 8];
+        assert_eq!(utf16_to_utf8(&lone, &mut bytes), (4, 8));
+        assert_eq!(&bytes, "a\u{FFFD}b\u{FFFD}".as_bytes());
+    }
+}
