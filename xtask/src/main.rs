@@ -1,8 +1,10 @@
 //! `cargo xtask gen` writes `crates/whatenc/src/tables/` from `data/whatwg/`;
 //! `cargo xtask gen --check` fails if any generated file differs from what is there.
 
+mod chinese;
 mod data;
 mod encodings;
+mod japanese_korean;
 mod single_byte;
 
 use std::fmt::Write as _;
@@ -47,6 +49,8 @@ fn run(check: bool) -> Result<bool, String> {
     let mut files = Vec::new();
     files.push(encodings::generate(&data)?);
     files.push(single_byte::generate(&data)?);
+    files.extend(chinese::generate(&data)?);
+    files.extend(japanese_korean::generate(&data)?);
 
     let tables = root.join("crates/whatenc/src/tables");
     let mut fingerprints = String::from(

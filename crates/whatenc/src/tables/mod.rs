@@ -30,3 +30,7 @@ impl BmpMap {
         (value != u16::MAX).then_some(value)
     }
 }
+
+// Chinese tables (gb18030/GBK, Big5):
+
+// Japanese and Korean tables (jis0208, jis0212, ISO-2022-JP katakana, EUC-KR):
