@@ -23,10 +23,7 @@ pub fn single_byte_index_name(name: &str) -> String {
 
 fn kind(entry: &EncodingEntry) -> Result<String, String> {
     if is_single_byte(entry) {
-        return Ok(format!(
-            "Kind::SingleByte(&single_byte::{})",
-            ident(&single_byte_index_name(&entry.name))
-        ));
+        return Ok(format!("Kind::SingleByte(&single_byte::{})", ident(&single_byte_index_name(&entry.name))));
     }
     Ok(match entry.name.as_str() {
         "UTF-8" => "Kind::Utf8",

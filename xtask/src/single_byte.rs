@@ -18,12 +18,8 @@ pub fn generate(data: &Data) -> Result<Generated, String> {
          //! a page number (0 for none), and `data[(page - 1) * 128 + cp % 128]` (0 for none).\n\n\
          use crate::codec::single_byte::SingleByteIndex;\n\n",
     );
-    let mut names: Vec<String> = data
-        .encodings
-        .iter()
-        .filter(|e| is_single_byte(e))
-        .map(|e| single_byte_index_name(&e.name))
-        .collect();
+    let mut names: Vec<String> =
+        data.encodings.iter().filter(|e| is_single_byte(e)).map(|e| single_byte_index_name(&e.name)).collect();
     names.dedup();
     let mut data_bytes = 0;
     for name in &names {

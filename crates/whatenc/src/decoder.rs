@@ -189,7 +189,6 @@ struct Replay {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Decoder {
-    original: &'static Encoding,
     encoding: &'static Encoding,
     options: DecoderOptions,
     codec: DecoderCodec,
@@ -246,7 +245,6 @@ impl Decoder {
             BomHandling::Sniff | BomHandling::Remove => BomState::Pending { buf: [0; 3], len: 0 },
         };
         Decoder {
-            original: encoding,
             encoding,
             options,
             codec: DecoderCodec::new(encoding),

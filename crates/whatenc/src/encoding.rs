@@ -4,9 +4,9 @@
 use alloc::borrow::Cow;
 use core::fmt;
 
+use crate::codec::single_byte::SingleByteIndex;
 use crate::decoder::{DecodeError, Decoder, DecoderOptions, DecoderResult, ErrorMode};
 use crate::encoder::{Encoder, EncoderErrorMode, EncoderResult, NoEncoder};
-use crate::codec::single_byte::SingleByteIndex;
 
 pub use crate::tables::encodings::*;
 
@@ -83,10 +83,7 @@ impl Encoding {
         lower.copy_from_slice(trimmed);
         lower.make_ascii_lowercase();
         let labels = &crate::tables::encodings::LABELS;
-        labels
-            .binary_search_by(|(candidate, _)| candidate.as_bytes().cmp(lower))
-            .ok()
-            .map(|i| labels[i].1)
+        labels.binary_search_by(|(candidate, _)| candidate.as_bytes().cmp(lower)).ok().map(|i| labels[i].1)
     }
 
     /// [`Encoding::for_label`] for a `&str`.

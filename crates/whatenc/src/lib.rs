@@ -36,6 +36,11 @@ pub mod hooks;
 mod simd;
 mod tables;
 
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
+
 pub use decoder::{BomHandling, DecodeError, DecodeProgress, Decoder, DecoderOptions, DecoderResult, ErrorMode};
 pub use encoder::{EncodeProgress, Encoder, EncoderErrorMode, EncoderResult, NoEncoder};
 pub use encoding::*;

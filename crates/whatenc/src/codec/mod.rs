@@ -410,8 +410,7 @@ pub(crate) trait EncodeHandler: Clone {
     /// Runs the handler over `src` into `dst`. Stops before a step when `dst` has
     /// less than [`ENCODE_STEP`] bytes of room. With `last`, processes end-of-queue
     /// once the source is empty (ISO-2022-JP returns to ASCII there).
-    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool)
-    -> EncodeStatus;
+    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool) -> EncodeStatus;
 }
 
 /// The decoder of each encoding, as one enum.
@@ -436,9 +435,7 @@ impl DecoderCodec {
             Kind::Utf8 => DecoderCodec::Utf8(utf8::Utf8Decoder::new()),
             Kind::Utf16Be => DecoderCodec::Utf16(utf16::Utf16Decoder::new(true)),
             Kind::Utf16Le => DecoderCodec::Utf16(utf16::Utf16Decoder::new(false)),
-            Kind::SingleByte(index) => {
-                DecoderCodec::SingleByte(single_byte::SingleByteDecoder::new(index))
-            }
+            Kind::SingleByte(index) => DecoderCodec::SingleByte(single_byte::SingleByteDecoder::new(index)),
             Kind::XUserDefined => DecoderCodec::XUserDefined(x_user_defined::XUserDefinedDecoder),
             Kind::Replacement => DecoderCodec::Replacement(replacement::ReplacementDecoder::new()),
             Kind::Gbk | Kind::Gb18030 => DecoderCodec::Gb18030(gb18030::Gb18030Decoder::new()),
@@ -489,9 +486,7 @@ impl EncoderCodec {
         Some(match encoding.kind() {
             Kind::Utf8 => EncoderCodec::Utf8(utf8::Utf8Encoder),
             Kind::Utf16Be | Kind::Utf16Le | Kind::Replacement => return None,
-            Kind::SingleByte(index) => {
-                EncoderCodec::SingleByte(single_byte::SingleByteEncoder::new(index))
-            }
+            Kind::SingleByte(index) => EncoderCodec::SingleByte(single_byte::SingleByteEncoder::new(index)),
             Kind::XUserDefined => EncoderCodec::XUserDefined(x_user_defined::XUserDefinedEncoder),
             Kind::Gbk => EncoderCodec::Gb18030(gb18030::Gb18030Encoder::new(true)),
             Kind::Gb18030 => EncoderCodec::Gb18030(gb18030::Gb18030Encoder::new(false)),
@@ -505,12 +500,7 @@ impl EncoderCodec {
 
     /// Dispatches once to the monomorphic run of the handler.
     #[inline]
-    pub(crate) fn encode<S: Source>(
-        &mut self,
-        src: &mut S,
-        dst: &mut ByteSink<'_>,
-        last: bool,
-    ) -> EncodeStatus {
+    pub(crate) fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool) -> EncodeStatus {
         match self {
             EncoderCodec::Utf8(e) => e.encode(src, dst, last),
             EncoderCodec::SingleByte(e) => e.encode(src, dst, last),

@@ -3,7 +3,6 @@
 
 use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
 
-
 /// The single-byte decoder. It has no state: each byte is one code point or an error.
 #[derive(Debug, Clone)]
 pub(crate) struct SingleByteDecoder {

@@ -27,11 +27,7 @@ impl Utf16Decoder {
 
     #[inline(always)]
     fn unit(&self, first: u8, second: u8) -> u16 {
-        if self.is_be {
-            u16::from_be_bytes([first, second])
-        } else {
-            u16::from_le_bytes([first, second])
-        }
+        if self.is_be { u16::from_be_bytes([first, second]) } else { u16::from_le_bytes([first, second]) }
     }
 
     /// Handles one code unit (steps 5–8 of the handler); `Some(error)` when it is one.

@@ -28,7 +28,10 @@ enum Step {
     Continue,
     CodePoint(u32),
     /// Error; `consumed` is false when the byte was restored.
-    Error { len: u8, consumed: bool },
+    Error {
+        len: u8,
+        consumed: bool,
+    },
 }
 
 impl Utf8Decoder {

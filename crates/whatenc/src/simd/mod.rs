@@ -1,12 +1,18 @@
 //! The bulk kernels: ASCII runs and UTF-16 ↔ UTF-8 transcoding.
 //!
-//! This is the only module where `cfg(target_arch)` and `unsafe` may appear. Today it
-//! holds the portable word-at-a-time kernels of [`scalar`], which every build uses and
-//! which the tests check against naive twins on inputs at every alignment.
+//! This is the only module where `cfg(target_arch)` and `unsafe` appear. The
+//! portable word-at-a-time kernels of [`scalar`] are built everywhere; on x86_64 the
+//! SSE2 twins in `x86_64` (SSE2 is in the baseline, so nothing is detected at run
+//! time) replace them. Every kernel is tested against its scalar twin on inputs at
+//! every alignment.
 
 pub(crate) mod scalar;
 pub(crate) mod utf8_out;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
 
-pub(crate) use scalar::{
-    copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, utf8_to_utf16, utf16_to_utf8,
-};
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) use scalar::{copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes};
+pub(crate) use scalar::{utf8_to_utf16, utf16_to_utf8};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86_64::{copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes};

@@ -13,11 +13,8 @@ pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
         let high = value & HIGH_BITS;
         if high != 0 {
             // The first non-ASCII byte in memory order.
-            let offset = if cfg!(target_endian = "little") {
-                high.trailing_zeros() / 8
-            } else {
-                high.leading_zeros() / 8
-            };
+            let offset =
+                if cfg!(target_endian = "little") { high.trailing_zeros() / 8 } else { high.leading_zeros() / 8 };
             return pos + offset as usize;
         }
         pos += WORD;
@@ -75,7 +72,7 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     let mut read = 0;
     let mut written = 0;
     while read < bytes.len() {
-        let n = copy_ascii_to_utf16(&bytes[read..], &mut dst[written..]);
+        let n = super::copy_ascii_to_utf16(&bytes[read..], &mut dst[written..]);
         read += n;
         written += n;
         let Some(c) = s[read..].chars().next() else {
@@ -97,7 +94,7 @@ pub(crate) fn utf16_to_utf8(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
     let mut read = 0;
     let mut written = 0;
     loop {
-        let n = copy_utf16_ascii_to_bytes(&src[read..], &mut dst[written..]);
+        let n = super::copy_utf16_ascii_to_bytes(&src[read..], &mut dst[written..]);
         read += n;
         written += n;
         let Some(&unit) = src.get(read) else {
@@ -122,6 +119,8 @@ pub(crate) fn utf16_to_utf8(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec;
+    use alloc::vec::Vec;
 
     /// Naive twin of [`ascii_prefix_len`].
     fn naive_ascii_prefix_len(bytes: &[u8]) -> usize {

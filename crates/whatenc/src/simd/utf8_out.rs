@@ -43,7 +43,11 @@ pub(crate) fn write_into_str<R>(dst: &mut str, write: impl FnOnce(&mut [u8]) -> 
 
 /// Lets `write` append valid UTF-8 to `dst` within its spare capacity (at most
 /// `max_len` bytes of it); returns what `write` returns.
-pub(crate) fn append_to_string<R>(dst: &mut String, max_len: usize, write: impl FnOnce(&mut [u8]) -> (R, usize)) -> (R, usize) {
+pub(crate) fn append_to_string<R>(
+    dst: &mut String,
+    max_len: usize,
+    write: impl FnOnce(&mut [u8]) -> (R, usize),
+) -> (R, usize) {
     struct Guard<'a> {
         vec: &'a mut alloc::vec::Vec<u8>,
         len: usize,
