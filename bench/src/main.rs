@@ -1,1 +1,293 @@
-fn main() {}
+//! The benchmark: whatenc against its peers on every document and operation, in one
+//! process, on the same input. Prints result lines; with `--write FILE` also writes
+//! the Markdown report, merging result lines from `--merge FILE` (the
+//! `fast-legacy-encode` run). `bench/run.sh` does all of it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use whatenc::EncoderErrorMode;
+use whatenc_bench::{Document, Op, Settings, documents_matching, print_result};
+
+/// (document, operation) → implementation → MB/s.
+type Results = BTreeMap<(String, Op), BTreeMap<String, f64>>;
+
+const WHATENC: &str = "whatenc";
+const ENCODING_RS: &str = "encoding_rs";
+const FAST_LEGACY: &str = "encoding_rs fast-legacy-encode";
+const RUST_ENCODING: &str = "rust-encoding";
+const STD: &str = "std::str::from_utf8";
+const SIMDUTF8: &str = "simdutf8";
+const MEMCPY: &str = "memcpy";
+/// The heading from which an existing report's tail is kept.
+const KEPT_SECTION: &str = "## Command-line tool";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let filter = value("--filter");
+    let settings = Settings::from_env();
+    let mut results = Results::new();
+    let mut record = |document: &Document, op: Op, implementation: &str, mb_per_s: f64| {
+        print_result(document, op, implementation, mb_per_s);
+        results.entry((document.name(), op)).or_default().insert(implementation.to_string(), mb_per_s);
+    };
+    for document in documents_matching(filter.as_deref()) {
+        measure_document(&settings, &document, &mut record);
+    }
+    if let Some(path) = value("--merge") {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        for line in text.lines() {
+            let fields: Vec<&str> = line.split('\t').collect();
+            if let ["RESULT", document, op, implementation, rate] = fields.as_slice() {
+                let (Some(op), Ok(rate)) = (Op::from_name(op), rate.parse()) else { continue };
+                results.entry((document.to_string(), op)).or_default().insert(implementation.to_string(), rate);
+            }
+        }
+    }
+    if let Some(path) = value("--write") {
+        // Sections that other tools write (the command-line figures) are kept.
+        let kept = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|old| old.find(KEPT_SECTION).map(|start| old[start..].to_string()))
+            .unwrap_or_default();
+        let report = format!("{}\n{kept}", report(&settings, &results));
+        std::fs::write(&path, report).unwrap_or_else(|e| panic!("{path}: {e}"));
+        eprintln!("wrote {path}");
+    }
+}
+
+/// Measures every operation on one document, for whatenc and each peer that has it.
+fn measure_document(settings: &Settings, document: &Document, record: &mut impl FnMut(&Document, Op, &str, f64)) {
+    let bytes = document.bytes.as_slice();
+    let text = document.text.as_str();
+    let units = document.utf16.as_slice();
+    let encoding = document.encoding;
+    let peer = encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known to encoding_rs");
+    let rust_encoding = encoding::label::encoding_from_whatwg_label(encoding.name());
+    let mut string = String::with_capacity(bytes.len() * 3 + 64);
+    let mut utf16 = vec![0u16; bytes.len() + 64];
+    let mut out = vec![0u8; text.len() * 12 + units.len() * 12 + 64];
+
+    // Decode to String.
+    record(
+        document,
+        Op::DecodeToString,
+        WHATENC,
+        settings.measure(bytes.len(), || {
+            let mut decoder = encoding.new_decoder();
+            string.clear();
+            let _ = decoder.decode_to_string(bytes, &mut string, true);
+            string.len()
+        }),
+    );
+    record(
+        document,
+        Op::DecodeToString,
+        ENCODING_RS,
+        settings.measure(bytes.len(), || {
+            let mut decoder = peer.new_decoder_without_bom_handling();
+            string.clear();
+            let _ = decoder.decode_to_string(bytes, &mut string, true);
+            string.len()
+        }),
+    );
+    if let Some(rust_encoding) = rust_encoding {
+        record(
+            document,
+            Op::DecodeToString,
+            RUST_ENCODING,
+            settings.measure(bytes.len(), || {
+                string.clear();
+                let _ = rust_encoding.decode_to(bytes, encoding::DecoderTrap::Replace, &mut string);
+                string.len()
+            }),
+        );
+    }
+
+    // Decode to UTF-16.
+    record(
+        document,
+        Op::DecodeToUtf16,
+        WHATENC,
+        settings.measure(bytes.len(), || {
+            let mut decoder = encoding.new_decoder();
+            decoder.decode_to_utf16(bytes, &mut utf16, true).written
+        }),
+    );
+    record(
+        document,
+        Op::DecodeToUtf16,
+        ENCODING_RS,
+        settings.measure(bytes.len(), || {
+            let mut decoder = peer.new_decoder_without_bom_handling();
+            decoder.decode_to_utf16(bytes, &mut utf16, true).2
+        }),
+    );
+
+    if encoding.has_encoder() {
+        // Encode from &str, "html" error mode.
+        record(
+            document,
+            Op::EncodeFromStr,
+            WHATENC,
+            settings.measure(text.len(), || {
+                let mut encoder = encoding.new_encoder_with(EncoderErrorMode::Html).expect("has an encoder");
+                encoder.encode_from_utf8(text, &mut out, true).written
+            }),
+        );
+        record(
+            document,
+            Op::EncodeFromStr,
+            ENCODING_RS,
+            settings.measure(text.len(), || {
+                let mut encoder = peer.new_encoder();
+                encoder.encode_from_utf8(text, &mut out, true).2
+            }),
+        );
+        if let Some(rust_encoding) = rust_encoding {
+            let mut vec = Vec::with_capacity(out.len());
+            record(
+                document,
+                Op::EncodeFromStr,
+                RUST_ENCODING,
+                settings.measure(text.len(), || {
+                    vec.clear();
+                    let _ = rust_encoding.encode_to(text, encoding::EncoderTrap::NcrEscape, &mut vec);
+                    vec.len()
+                }),
+            );
+        }
+        // Encode from UTF-16.
+        record(
+            document,
+            Op::EncodeFromUtf16,
+            WHATENC,
+            settings.measure(units.len() * 2, || {
+                let mut encoder = encoding.new_encoder_with(EncoderErrorMode::Html).expect("has an encoder");
+                encoder.encode_from_utf16(units, &mut out, true).written
+            }),
+        );
+        record(
+            document,
+            Op::EncodeFromUtf16,
+            ENCODING_RS,
+            settings.measure(units.len() * 2, || {
+                let mut encoder = peer.new_encoder();
+                encoder.encode_from_utf16(units, &mut out, true).2
+            }),
+        );
+    }
+
+    if encoding.name() == "UTF-8" {
+        record(
+            document,
+            Op::ValidateUtf8,
+            WHATENC,
+            settings
+                .measure(bytes.len(), || whatenc::hooks::utf8_decode_without_bom_or_fail(bytes).map_or(0, |t| t.len())),
+        );
+        record(
+            document,
+            Op::ValidateUtf8,
+            ENCODING_RS,
+            settings.measure(bytes.len(), || encoding_rs::Encoding::utf8_valid_up_to(bytes)),
+        );
+        record(
+            document,
+            Op::ValidateUtf8,
+            STD,
+            settings.measure(bytes.len(), || std::str::from_utf8(bytes).map_or(0, str::len)),
+        );
+        record(
+            document,
+            Op::ValidateUtf8,
+            SIMDUTF8,
+            settings.measure(bytes.len(), || simdutf8::basic::from_utf8(bytes).map_or(0, str::len)),
+        );
+        let mut copy = vec![0u8; bytes.len()];
+        record(
+            document,
+            Op::ValidateUtf8,
+            MEMCPY,
+            settings.measure(bytes.len(), || {
+                copy.copy_from_slice(bytes);
+                copy.len()
+            }),
+        );
+    }
+}
+
+/// The Markdown report.
+fn report(settings: &Settings, results: &Results) -> String {
+    let command = |program: &str, args: &[&str]| {
+        std::process::Command::new(program)
+            .args(args)
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    };
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let mut out = String::new();
+    writeln!(out, "# Benchmarks\n").unwrap();
+    writeln!(out, "Generated by `bash bench/run.sh` (do not edit by hand).\n").unwrap();
+    writeln!(out, "- Date: {}", command("date", &["-u", "+%Y-%m-%d %H:%M UTC"])).unwrap();
+    writeln!(out, "- Machine: {cpu}, {} cores", std::thread::available_parallelism().map_or(0, |n| n.get())).unwrap();
+    writeln!(out, "- Compiler: {}", command("rustc", &["--version"])).unwrap();
+    writeln!(
+        out,
+        "- Method: each case runs for {} ms, {} times; the median is shown, in MB/s of input. \
+         Ratio = whatenc / encoding_rs (default build).\n",
+        settings.duration.as_millis(),
+        settings.repetitions
+    )
+    .unwrap();
+
+    let ratios: Vec<(String, Op, f64)> = results
+        .iter()
+        .filter_map(|((document, op), rates)| {
+            Some((document.clone(), *op, rates.get(WHATENC)? / rates.get(ENCODING_RS)?))
+        })
+        .collect();
+    if !ratios.is_empty() {
+        let geomean = (ratios.iter().map(|(_, _, r)| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        let misses: Vec<&(String, Op, f64)> = ratios.iter().filter(|(_, _, r)| *r < 1.0).collect();
+        writeln!(out, "## Summary\n").unwrap();
+        writeln!(out, "- Cases: {}; geometric mean of whatenc / encoding_rs: **{geomean:.2}**", ratios.len()).unwrap();
+        writeln!(out, "- Cases where whatenc is slower than encoding_rs: {}", misses.len()).unwrap();
+        for op in [Op::DecodeToString, Op::DecodeToUtf16, Op::EncodeFromStr, Op::EncodeFromUtf16, Op::ValidateUtf8] {
+            let of_op: Vec<f64> = ratios.iter().filter(|(_, o, _)| *o == op).map(|(_, _, r)| *r).collect();
+            if of_op.is_empty() {
+                continue;
+            }
+            let geomean = (of_op.iter().map(|r| r.ln()).sum::<f64>() / of_op.len() as f64).exp();
+            let below = of_op.iter().filter(|r| **r < 1.0).count();
+            writeln!(out, "  - {}: geometric mean {geomean:.2}, {below} of {} below 1.0", op.name(), of_op.len())
+                .unwrap();
+        }
+        writeln!(out).unwrap();
+    }
+
+    let columns = [WHATENC, ENCODING_RS, FAST_LEGACY, RUST_ENCODING, STD, SIMDUTF8, MEMCPY];
+    writeln!(out, "## All cases\n").unwrap();
+    writeln!(out, "| document | operation | ratio | {} |", columns.join(" | ")).unwrap();
+    writeln!(out, "|---|---|---:|{}", "---:|".repeat(columns.len())).unwrap();
+    for ((document, op), rates) in results {
+        let ratio = match (rates.get(WHATENC), rates.get(ENCODING_RS)) {
+            (Some(a), Some(b)) => format!("{:.2}", a / b),
+            _ => String::new(),
+        };
+        let cells: Vec<String> =
+            columns.iter().map(|c| rates.get(*c).map_or(String::new(), |r| format!("{r:.0}"))).collect();
+        writeln!(out, "| {document} | {} | {ratio} | {} |", op.name(), cells.join(" | ")).unwrap();
+    }
+    out
+}

@@ -28,7 +28,7 @@ pub fn generate(data: &Data) -> Result<Generated, String> {
         // The index pointer for a code point is the first pointer with it.
         let mut reverse: BTreeMap<u32, u32> = BTreeMap::new();
         for (&pointer, &code_point) in &index.entries {
-            if pointer >= 128 || code_point == 0 || code_point > 0xFFFF || code_point < 0x80 {
+            if pointer >= 128 || !(0x80..=0xFFFF).contains(&code_point) {
                 return Err(format!("index-{name}.txt: pointer {pointer} → {code_point:#x} is out of range"));
             }
             decode[pointer as usize] = code_point;

@@ -180,12 +180,12 @@ struct Replay {
 /// use whatenc::{DecoderResult, SHIFT_JIS};
 /// let mut decoder = SHIFT_JIS.new_decoder();
 /// let mut out = String::with_capacity(64);
-/// // "日本" cut inside its first character.
-/// for (chunk, last) in [(&b"\x93"[..], false), (&b"\xfa\x96{"[..], false), (&b"\x7b\x9e"[..], true)] {
+/// // "日本{" and a truncated lead byte, cut inside "日" and inside "本".
+/// for (chunk, last) in [(&b"\x93"[..], false), (&b"\xfa\x96"[..], false), (&b"\x7b{\x9e"[..], true)] {
 ///     let progress = decoder.decode_to_string(chunk, &mut out, last);
 ///     assert_eq!(progress.result, DecoderResult::InputEmpty);
 /// }
-/// assert_eq!(out, "日\u{FFFD}{{\u{FFFD}");
+/// assert_eq!(out, "日本{\u{FFFD}");
 /// ```
 #[derive(Debug, Clone)]
 pub struct Decoder {

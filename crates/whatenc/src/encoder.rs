@@ -280,7 +280,7 @@ impl Encoder {
         loop {
             let old_len = dst.len();
             let want = self.max_buffer_length_from_utf8(src.len() - read).unwrap_or(usize::MAX);
-            dst.resize(old_len + want.min(1 << 20).max(ENCODE_STEP * 2), 0);
+            dst.resize(old_len + want.clamp(ENCODE_STEP * 2, 1 << 20), 0);
             let progress = self.encode_from_utf8(&src[read..], &mut dst[old_len..], last);
             dst.truncate(old_len + progress.written);
             read += progress.read;

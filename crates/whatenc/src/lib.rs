@@ -25,7 +25,6 @@
 #![warn(missing_docs)]
 
 extern crate alloc;
-#[cfg(feature = "std")]
 extern crate std;
 
 mod codec;

@@ -1,28 +1,220 @@
-//! PLACEHOLDER until the CJK codecs land (issue "CJK multi-byte encodings"): ASCII
-//! passes through, every other byte or scalar value is an error.
+//! Big5 (`encoding.bs` § "Big5"): the decoder, with its four pointers that are two
+//! code points each, and the encoder, through the index Big5 pointer.
+//!
+//! A two-byte sequence is one lookup in index Big5 by pointer (the table holds the
+//! low 16 bits, and a bitset marks the plane 2 code points). The encoder has a
+//! reverse table for the BMP and a binary search for plane 2.
 
-use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use crate::tables::big5::{
+    BIG5_DECODE, BIG5_DECODE_ASTRAL, BIG5_ENCODE, BIG5_ENCODE_ASTRAL_BYTES, BIG5_ENCODE_ASTRAL_CODE_POINTS,
+    BIG5_FIRST_POINTER,
+};
 
+/// The Big5 decoder.
 #[derive(Debug, Clone)]
-pub(crate) struct Big5Decoder;
+pub(crate) struct Big5Decoder {
+    /// Big5 leading.
+    leading: u8,
+}
 
 impl Big5Decoder {
+    /// A decoder in its initial state.
     pub(crate) fn new() -> Self {
-        Big5Decoder
+        Big5Decoder { leading: 0 }
+    }
+
+    /// End of this call's input: with `last`, end-of-queue (steps 1 and 2).
+    #[inline]
+    fn end(&mut self, last: bool, pos: usize) -> (Status, usize) {
+        if last && self.leading != 0 {
+            // 1. Set Big5 leading to 0x00 and return error.
+            self.leading = 0;
+            return (Status::Error { len: 1, restored: 0 }, pos);
+        }
+        (Status::InputEmpty, pos)
+    }
+}
+
+/// Step 3 of the Big5 decoder's handler (`encoding.bs` § "Big5 decoder"), for
+/// `leading` and `byte` (which is in `src[pos]`): writes the code point(s) and
+/// returns the position after the sequence, or returns the error with the position
+/// after its consumed bytes.
+#[inline(always)]
+fn two_bytes<S: Sink>(leading: u8, byte: u8, pos: usize, dst: &mut S) -> Result<usize, (Status, usize)> {
+    // 3.4. Let offset be 0x40 if byte is less than 0x7F; otherwise 0x62.
+    let offset = if byte < 0x7F { 0x40 } else { 0x62 };
+    // 3.5. A pointer only for byte in 0x40 to 0x7E or 0xA1 to 0xFE.
+    if matches!(byte, 0x40..=0x7E | 0xA1..=0xFE) {
+        let pointer = (leading as usize - 0x81) * 157 + (byte as usize - offset);
+        // 3.6. Four pointers are two code points each.
+        let pair = match pointer {
+            1133 => Some((0x00CA, 0x0304)),
+            1135 => Some((0x00CA, 0x030C)),
+            1164 => Some((0x00EA, 0x0304)),
+            1166 => Some((0x00EA, 0x030C)),
+            _ => None,
+        };
+        if let Some((base, mark)) = pair {
+            dst.push_bmp(base);
+            dst.push_bmp(mark);
+            return Ok(pos + 1);
+        }
+        // 3.7–3.8. The index Big5 code point for pointer, if any.
+        if let Some(i) = pointer.checked_sub(BIG5_FIRST_POINTER) {
+            let value = BIG5_DECODE[i];
+            if BIG5_DECODE_ASTRAL[i / 32] & (1 << (i % 32)) != 0 {
+                dst.push_char(char::from_u32(0x20000 | value as u32).unwrap_or('\u{FFFD}'));
+                return Ok(pos + 1);
+            }
+            if value != 0 {
+                dst.push_bmp(value);
+                return Ok(pos + 1);
+            }
+        }
+    }
+    // 3.9. If byte is an ASCII byte, restore it (not consumed). 3.10. Return error.
+    if byte < 0x80 {
+        Err((Status::Error { len: 1, restored: 0 }, pos))
+    } else {
+        Err((Status::Error { len: 2, restored: 0 }, pos + 1))
     }
 }
 
 impl DecodeHandler for Big5Decoder {
+    #[inline]
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
-        super::placeholder_decode(src, dst, last)
+        let mut pos = 0;
+        // A leading byte from an earlier call.
+        if self.leading != 0 {
+            let Some(&byte) = src.first() else {
+                return self.end(last, 0);
+            };
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, 0);
+            }
+            // 3.1–3.2. Let leading be Big5 leading; set Big5 leading to 0x00.
+            let leading = core::mem::take(&mut self.leading);
+            match two_bytes(leading, byte, 0, dst) {
+                Ok(next) => pos = next,
+                Err(error) => return error,
+            }
+        }
+        loop {
+            pos += dst.copy_ascii(&src[pos..]);
+            let Some(&byte) = src.get(pos) else {
+                return (Status::InputEmpty, pos);
+            };
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, pos);
+            }
+            match byte {
+                // 4. An ASCII byte is a code point (copy_ascii stops at a non-ASCII byte
+                //    or a full sink; stay exact).
+                0x00..=0x7F => {
+                    dst.push_ascii(byte);
+                    pos += 1;
+                }
+                // 5. 0x81 to 0xFE: Big5 leading; the trailing byte follows at once.
+                0x81..=0xFE => match src.get(pos + 1) {
+                    Some(&trailing) => match two_bytes(byte, trailing, pos + 1, dst) {
+                        Ok(next) => pos = next,
+                        Err(error) => return error,
+                    },
+                    None => {
+                        self.leading = byte;
+                        return self.end(last, pos + 1);
+                    }
+                },
+                // 6. Return error.
+                0x80 | 0xFF => return (Status::Error { len: 1, restored: 0 }, pos + 1),
+            }
+        }
     }
 }
 
+/// The Big5 encoder.
 #[derive(Debug, Clone)]
 pub(crate) struct Big5Encoder;
 
+/// The two bytes (`leading << 8 | trailing`) of the index Big5 pointer for a
+/// non-ASCII code point (`encoding.bs` § "Indexes" and § "Big5 encoder", steps 3–8),
+/// all precomputed by the generator.
+#[inline(always)]
+fn encode_bytes(code_point: u32) -> Option<u16> {
+    if code_point <= 0xFFFF {
+        return BIG5_ENCODE.get(code_point);
+    }
+    let i = BIG5_ENCODE_ASTRAL_CODE_POINTS.binary_search(&code_point).ok()?;
+    Some(BIG5_ENCODE_ASTRAL_BYTES[i])
+}
+
 impl EncodeHandler for Big5Encoder {
-    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool) -> EncodeStatus {
-        super::placeholder_encode(src, dst, last)
+    #[inline]
+    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
+        loop {
+            // Step 2: ASCII code points are bytes; bulk-copy the run.
+            dst.copy_ascii_from(src);
+            // Then one scalar value at a time until the next ASCII one.
+            loop {
+                if dst.room() < ENCODE_STEP {
+                    return if src.remaining() == 0 { EncodeStatus::InputEmpty } else { EncodeStatus::OutputFull };
+                }
+                // Step 1: end-of-queue is finished.
+                let Some((c, len)) = src.peek() else {
+                    return EncodeStatus::InputEmpty;
+                };
+                let code_point = c as u32;
+                if code_point < 0x80 {
+                    break;
+                }
+                src.advance(len);
+                // Steps 3–8: the index Big5 pointer as two bytes, or error when null.
+                match encode_bytes(code_point) {
+                    Some(bytes) => dst.extend(&bytes.to_be_bytes()),
+                    None => return EncodeStatus::Unmappable(c),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Utf16Sink;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// Runs the decoder over `src` into a roomy UTF-16 buffer: status, consumed, output.
+    fn run(decoder: &mut Big5Decoder, src: &[u8], last: bool) -> (Status, usize, Vec<u16>) {
+        let mut buf = [0u16; 16];
+        let mut sink = Utf16Sink::new(&mut buf);
+        let (status, consumed) = decoder.decode(src, &mut sink, last);
+        let written = sink.written();
+        (status, consumed, buf[..written].to_vec())
+    }
+
+    /// § "Big5 decoder" step 3.9 with the leading byte from an earlier call: the
+    /// ASCII byte stays in `src` (restored = 0) and is read next.
+    #[test]
+    fn ascii_trailing_byte_is_not_consumed() {
+        let mut decoder = Big5Decoder::new();
+        assert_eq!(run(&mut decoder, b"\x81", false), (Status::InputEmpty, 1, vec![]));
+        assert_eq!(run(&mut decoder, b"@", false), (Status::Error { len: 1, restored: 0 }, 0, vec![]));
+        assert_eq!(run(&mut decoder, b"@", true), (Status::InputEmpty, 1, vec![0x40]));
+    }
+
+    /// § "Big5 decoder" step 3.6 across calls, the first pointer of the index, and
+    /// the encoder's exclusion of pointers below (0xA1 − 0x81) × 157.
+    #[test]
+    fn two_code_points_and_first_pointer() {
+        let mut decoder = Big5Decoder::new();
+        assert_eq!(run(&mut decoder, b"\x88", false), (Status::InputEmpty, 1, vec![]));
+        assert_eq!(run(&mut decoder, b"\x62", false), (Status::InputEmpty, 1, vec![0xCA, 0x304]));
+        // 0x87 0x40 is pointer 6 × 157 = 942, U+43F0; 0x87 0x41 is U+4C32.
+        assert_eq!(run(&mut decoder, b"\x87\x40\x87\x41", true), (Status::InputEmpty, 4, vec![0x43F0, 0x4C32]));
+        assert_eq!(encode_bytes(0x43F0), None);
+        assert_eq!(encode_bytes(0x4E2D), Some(0xA4A4));
     }
 }

@@ -1,28 +1,309 @@
-//! PLACEHOLDER until the CJK codecs land (issue "CJK multi-byte encodings"): ASCII
-//! passes through, every other byte or scalar value is an error.
+//! EUC-JP (`encoding.bs` § "EUC-JP"), and what the Japanese and Korean codecs
+//! share: the index jis0208 lookups (EUC-JP, ISO-2022-JP, Shift_JIS), the run loop
+//! of the ASCII-compatible lead-byte decoders and of the stateless two-byte
+//! encoders (EUC-JP, Shift_JIS, EUC-KR).
 
-use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use crate::tables::{jis0208, jis0212};
 
+// ---------------------------------------------------------------------------------
+// index jis0208 and index jis0212.
+
+/// The index code point for `pointer` in index jis0208, or `None` for null.
+#[inline(always)]
+pub(super) fn jis0208_code_point(pointer: usize) -> Option<u16> {
+    let code_point = match jis0208::JIS0208_LOW.get(pointer) {
+        Some(&code_point) => code_point,
+        None => *jis0208::JIS0208_HIGH.get(pointer.wrapping_sub(jis0208::JIS0208_HIGH_FIRST))?,
+    };
+    (code_point != 0).then_some(code_point)
+}
+
+/// The index pointer (the first pointer) for `code_point` in index jis0208, or
+/// `None` for null. It is always less than 8836.
+#[inline(always)]
+pub(super) fn jis0208_pointer(code_point: u32) -> Option<u16> {
+    jis0208::JIS0208_POINTERS.get(code_point)
+}
+
+/// The index code point for `pointer` in index jis0212, or `None` for null.
+#[inline(always)]
+fn jis0212_code_point(pointer: usize) -> Option<u16> {
+    let code_point = *jis0212::JIS0212.get(pointer.wrapping_sub(jis0212::JIS0212_FIRST))?;
+    (code_point != 0).then_some(code_point)
+}
+
+// ---------------------------------------------------------------------------------
+// The run loop of the ASCII-compatible lead-byte decoders.
+
+/// A malformed sequence that a decoder's handler returned error for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Malformed {
+    /// The length of the malformed sequence, in bytes.
+    pub(super) len: u8,
+    /// Whether the handler restored the byte it was given (an ASCII byte after a
+    /// leading byte), which is then not consumed.
+    pub(super) restore: bool,
+}
+
+impl Malformed {
+    /// The error for a leading byte and a `byte` that do not make a code point: an
+    /// ASCII byte is restored, any other is part of the malformed sequence.
+    #[inline(always)]
+    pub(super) fn after_lead(byte: u8) -> Malformed {
+        if byte < 0x80 { Malformed { len: 1, restore: true } } else { Malformed { len: 2, restore: false } }
+    }
+}
+
+/// The standard's handler of an ASCII-compatible decoder whose other characters
+/// start with a leading byte (EUC-JP, Shift_JIS, EUC-KR), run by [`decode_lead_byte`].
+pub(super) trait LeadByteHandler {
+    /// Whether no sequence is pending: ASCII bytes are then code points as they are.
+    fn is_initial(&self) -> bool;
+    /// In the initial state, with `src[0]` not ASCII: the code point and the length
+    /// of the sequence at the start of `src`, when `src` holds all of it and the
+    /// handler returns that one code point for it. `None` for anything else, which
+    /// then goes through [`LeadByteHandler::handle`] byte by byte.
+    fn sequence(src: &[u8]) -> Option<(u16, usize)>;
+    /// The handler for one byte: writes a code point or returns continue (`Ok`), or
+    /// returns error.
+    fn handle<S: Sink>(&mut self, byte: u8, dst: &mut S) -> Result<(), Malformed>;
+    /// The handler for end-of-queue in a state that is not initial: resets the state
+    /// and returns the length of the pending (malformed) sequence.
+    fn end_of_queue(&mut self) -> u8;
+}
+
+/// Runs a lead-byte handler over `src`: bulk copies of ASCII runs, whole sequences
+/// decoded at once where `src` holds them, and byte-by-byte handling otherwise (and
+/// across calls).
+#[inline(always)]
+pub(super) fn decode_lead_byte<H: LeadByteHandler, S: Sink>(
+    handler: &mut H,
+    src: &[u8],
+    dst: &mut S,
+    last: bool,
+) -> (Status, usize) {
+    let mut pos = 0;
+    loop {
+        if handler.is_initial() {
+            pos += dst.copy_ascii(&src[pos..]);
+        }
+        loop {
+            let Some(&byte) = src.get(pos) else {
+                if last && !handler.is_initial() {
+                    // End-of-queue with a pending leading byte: one error.
+                    if dst.room() < S::STEP {
+                        return (Status::OutputFull, pos);
+                    }
+                    let len = handler.end_of_queue();
+                    return (Status::Error { len, restored: 0 }, pos);
+                }
+                return (Status::InputEmpty, pos);
+            };
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, pos);
+            }
+            if handler.is_initial() {
+                if byte < 0x80 {
+                    // Back to the bulk copy, which copies at least this byte.
+                    break;
+                }
+                if let Some((code_point, len)) = H::sequence(&src[pos..]) {
+                    dst.push_bmp(code_point);
+                    pos += len;
+                    continue;
+                }
+            }
+            match handler.handle(byte, dst) {
+                Ok(()) => pos += 1,
+                Err(Malformed { len, restore }) => {
+                    // A restored byte is still in `src`: leave it unconsumed.
+                    return (Status::Error { len, restored: 0 }, pos + usize::from(!restore));
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The run loop of the stateless two-byte encoders.
+
+/// Runs a stateless encoder whose handler is `map`: the bytes for a scalar value as
+/// one `u16` (a value below 0x100 is one byte; any other is a leading byte, which is
+/// never below 0x81, and a trailing byte), or `None` for error. ASCII is copied in bulk.
+#[inline(always)]
+pub(super) fn encode_two_byte<S: Source>(
+    src: &mut S,
+    dst: &mut ByteSink<'_>,
+    map: impl Fn(char) -> Option<u16>,
+) -> EncodeStatus {
+    loop {
+        dst.copy_ascii_from(src);
+        let Some((c, len)) = src.peek() else {
+            return EncodeStatus::InputEmpty;
+        };
+        if dst.room() < ENCODE_STEP {
+            return EncodeStatus::OutputFull;
+        }
+        src.advance(len);
+        match map(c) {
+            Some(byte @ 0..=0xFF) => dst.push(byte as u8),
+            Some(bytes) => dst.extend(&bytes.to_be_bytes()),
+            None => return EncodeStatus::Unmappable(c),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// EUC-JP.
+
+/// The EUC-JP decoder.
 #[derive(Debug, Clone)]
-pub(crate) struct EucJpDecoder;
+pub(crate) struct EucJpDecoder {
+    /// EUC-JP jis0212.
+    jis0212: bool,
+    /// EUC-JP leading (0x00 for none).
+    lead: u8,
+}
 
 impl EucJpDecoder {
     pub(crate) fn new() -> Self {
-        EucJpDecoder
+        EucJpDecoder { jis0212: false, lead: 0 }
+    }
+}
+
+impl LeadByteHandler for EucJpDecoder {
+    #[inline(always)]
+    fn is_initial(&self) -> bool {
+        self.lead == 0
+    }
+
+    #[inline(always)]
+    fn sequence(src: &[u8]) -> Option<(u16, usize)> {
+        match src[0] {
+            // Steps 7 and 5.4: a jis0208 pair.
+            lead @ 0xA1..=0xFE => {
+                let trail = *src.get(1)?;
+                if !(0xA1..=0xFE).contains(&trail) {
+                    return None;
+                }
+                let code_point = jis0208_code_point((lead as usize - 0xA1) * 94 + trail as usize - 0xA1)?;
+                Some((code_point, 2))
+            }
+            // Steps 7 and 3: half-width katakana.
+            0x8E => match *src.get(1)? {
+                trail @ 0xA1..=0xDF => Some((0xFF61 - 0xA1 + trail as u16, 2)),
+                _ => None,
+            },
+            // Steps 7, 4 and 5.4: a jis0212 triple.
+            0x8F => {
+                let (lead, trail) = (*src.get(1)?, *src.get(2)?);
+                if !(0xA1..=0xFE).contains(&lead) || !(0xA1..=0xFE).contains(&trail) {
+                    return None;
+                }
+                let code_point = jis0212_code_point((lead as usize - 0xA1) * 94 + trail as usize - 0xA1)?;
+                Some((code_point, 3))
+            }
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn handle<S: Sink>(&mut self, byte: u8, dst: &mut S) -> Result<(), Malformed> {
+        let lead = self.lead;
+        if lead == 0 {
+            match byte {
+                // Step 6: an ASCII byte is its code point.
+                0x00..=0x7F => dst.push_ascii(byte),
+                // Step 7: a leading byte.
+                0x8E | 0x8F | 0xA1..=0xFE => self.lead = byte,
+                // Step 8.
+                _ => return Err(Malformed { len: 1, restore: false }),
+            }
+            return Ok(());
+        }
+        // Step 3: half-width katakana.
+        if lead == 0x8E && (0xA1..=0xDF).contains(&byte) {
+            self.lead = 0;
+            dst.push_bmp(0xFF61 - 0xA1 + byte as u16);
+            return Ok(());
+        }
+        // Step 4: 0x8F starts a jis0212 pair.
+        if lead == 0x8F && (0xA1..=0xFE).contains(&byte) {
+            self.jis0212 = true;
+            self.lead = byte;
+            return Ok(());
+        }
+        // Step 5.
+        self.lead = 0;
+        let jis0212 = core::mem::replace(&mut self.jis0212, false);
+        let code_point = if (0xA1..=0xFE).contains(&lead) && (0xA1..=0xFE).contains(&byte) {
+            let pointer = (lead as usize - 0xA1) * 94 + byte as usize - 0xA1;
+            if jis0212 { jis0212_code_point(pointer) } else { jis0208_code_point(pointer) }
+        } else {
+            None
+        };
+        if let Some(code_point) = code_point {
+            dst.push_bmp(code_point);
+            return Ok(());
+        }
+        // The pending bytes: the leading byte, after 0x8F when jis0212.
+        let pending = 1 + jis0212 as u8;
+        if byte < 0x80 {
+            // Step 5.7: restore an ASCII byte; it is not part of the error.
+            Err(Malformed { len: pending, restore: true })
+        } else {
+            Err(Malformed { len: pending + 1, restore: false })
+        }
+    }
+
+    #[inline]
+    fn end_of_queue(&mut self) -> u8 {
+        // Step 1: the pending leading byte (after 0x8F when jis0212) is one error.
+        let len = 1 + self.jis0212 as u8;
+        *self = EucJpDecoder::new();
+        len
     }
 }
 
 impl DecodeHandler for EucJpDecoder {
+    #[inline]
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
-        super::placeholder_decode(src, dst, last)
+        decode_lead_byte(self, src, dst, last)
     }
 }
 
+/// The EUC-JP encoder. It has no state.
 #[derive(Debug, Clone)]
 pub(crate) struct EucJpEncoder;
 
+/// The EUC-JP encoder's handler for a scalar value, as [`encode_two_byte`] takes it.
+#[inline(always)]
+fn euc_jp_bytes(c: char) -> Option<u16> {
+    let mut code_point = c as u32;
+    match code_point {
+        // Step 2: ASCII.
+        0x00..=0x7F => return Some(code_point as u16),
+        // Step 3.
+        0xA5 => return Some(0x5C),
+        // Step 4.
+        0x203E => return Some(0x7E),
+        // Step 5: half-width katakana.
+        0xFF61..=0xFF9F => return Some(0x8E00 | (code_point - 0xFF61 + 0xA1) as u16),
+        // Step 6.
+        0x2212 => code_point = 0xFF0D,
+        _ => {}
+    }
+    // Steps 7 to 11: the index pointer in jis0208 (never jis0212).
+    let pointer = jis0208_pointer(code_point)?;
+    let lead = pointer / 94 + 0xA1;
+    let trail = pointer % 94 + 0xA1;
+    Some(lead << 8 | trail)
+}
+
 impl EncodeHandler for EucJpEncoder {
-    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool) -> EncodeStatus {
-        super::placeholder_encode(src, dst, last)
+    #[inline]
+    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
+        encode_two_byte(src, dst, euc_jp_bytes)
     }
 }

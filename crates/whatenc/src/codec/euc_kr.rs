@@ -1,28 +1,116 @@
-//! PLACEHOLDER until the CJK codecs land (issue "CJK multi-byte encodings"): ASCII
-//! passes through, every other byte or scalar value is an error.
+//! EUC-KR (`encoding.bs` § "EUC-KR").
 
+use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte, encode_two_byte};
 use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use crate::tables::euc_kr::{EUC_KR_HIGH, EUC_KR_LOW, EUC_KR_POINTERS, EUC_KR_SPLIT_LEAD};
 
+/// The EUC-KR decoder.
 #[derive(Debug, Clone)]
-pub(crate) struct EucKrDecoder;
+pub(crate) struct EucKrDecoder {
+    /// EUC-KR leading (0x00 for none).
+    lead: u8,
+}
 
 impl EucKrDecoder {
     pub(crate) fn new() -> Self {
-        EucKrDecoder
+        EucKrDecoder { lead: 0 }
+    }
+}
+
+/// Decoder steps 3.4 to 3.6: the index code point for pointer
+/// (lead − 0x81) × 190 + (byte − 0x41) in index EUC-KR, if any. The rows from
+/// `EUC_KR_SPLIT_LEAD` on have no code points for trailing bytes below 0xA1, so
+/// their table leaves those out.
+#[inline(always)]
+fn pair(lead: u8, byte: u8) -> Option<u16> {
+    // The tables end with the index's last row (so 0xFE has none).
+    let code_point = if !(0x41..=0xFE).contains(&byte) {
+        return None;
+    } else if lead < EUC_KR_SPLIT_LEAD {
+        *EUC_KR_LOW.get((lead as usize - 0x81) * 190 + (byte as usize - 0x41))?
+    } else if byte >= 0xA1 {
+        *EUC_KR_HIGH.get((lead - EUC_KR_SPLIT_LEAD) as usize * 94 + (byte as usize - 0xA1))?
+    } else {
+        return None;
+    };
+    (code_point != 0).then_some(code_point)
+}
+
+impl LeadByteHandler for EucKrDecoder {
+    #[inline(always)]
+    fn is_initial(&self) -> bool {
+        self.lead == 0
+    }
+
+    #[inline(always)]
+    fn sequence(src: &[u8]) -> Option<(u16, usize)> {
+        match src[0] {
+            lead @ 0x81..=0xFE => Some((pair(lead, *src.get(1)?)?, 2)),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn handle<S: Sink>(&mut self, byte: u8, dst: &mut S) -> Result<(), Malformed> {
+        let lead = self.lead;
+        if lead != 0 {
+            // Step 3.
+            self.lead = 0;
+            if let Some(code_point) = pair(lead, byte) {
+                dst.push_bmp(code_point);
+                return Ok(());
+            }
+            // Step 3.7: restore an ASCII byte; it is not part of the error.
+            return Err(Malformed::after_lead(byte));
+        }
+        match byte {
+            // Step 4.
+            0x00..=0x7F => dst.push_ascii(byte),
+            // Step 5.
+            0x81..=0xFE => self.lead = byte,
+            // Step 6.
+            _ => return Err(Malformed { len: 1, restore: false }),
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn end_of_queue(&mut self) -> u8 {
+        // Step 1.
+        self.lead = 0;
+        1
     }
 }
 
 impl DecodeHandler for EucKrDecoder {
+    #[inline]
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
-        super::placeholder_decode(src, dst, last)
+        decode_lead_byte(self, src, dst, last)
     }
 }
 
+/// The EUC-KR encoder's handler for a scalar value, as `encode_two_byte` takes it.
+#[inline(always)]
+fn euc_kr_bytes(c: char) -> Option<u16> {
+    let code_point = c as u32;
+    // Step 2: ASCII.
+    if code_point < 0x80 {
+        return Some(code_point as u16);
+    }
+    // Steps 3 to 7: the index pointer (the first pointer) in index EUC-KR.
+    let pointer = EUC_KR_POINTERS.get(code_point)?;
+    let lead = pointer / 190 + 0x81;
+    let trail = pointer % 190 + 0x41;
+    Some(lead << 8 | trail)
+}
+
+/// The EUC-KR encoder. It has no state.
 #[derive(Debug, Clone)]
 pub(crate) struct EucKrEncoder;
 
 impl EncodeHandler for EucKrEncoder {
-    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool) -> EncodeStatus {
-        super::placeholder_encode(src, dst, last)
+    #[inline]
+    fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
+        encode_two_byte(src, dst, euc_kr_bytes)
     }
 }

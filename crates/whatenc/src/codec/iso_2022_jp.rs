@@ -1,33 +1,377 @@
-//! PLACEHOLDER until the CJK codecs land (issue "CJK multi-byte encodings"): ASCII
-//! passes through, every other byte or scalar value is an error.
+//! ISO-2022-JP (`encoding.bs` § "ISO-2022-JP").
 
-use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::euc_jp::{jis0208_code_point, jis0208_pointer};
+use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use crate::tables::jis0208::ISO_2022_JP_KATAKANA;
 
+/// The ISO-2022-JP decoder states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Ascii,
+    Roman,
+    Katakana,
+    LeadByte,
+    TrailByte,
+    EscapeStart,
+    Escape,
+}
+
+/// What the handler restores along with returning error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Restore {
+    /// Nothing: the byte is part of the malformed sequence.
+    Nothing,
+    /// The byte it was given, which is then not consumed.
+    Byte,
+    /// ISO-2022-JP leading, kept in `pending`, and the byte it was given (if not
+    /// end-of-queue), which is then not consumed.
+    LeadAndByte,
+}
+
+/// An error of the ISO-2022-JP decoder's handler: the malformed sequence's length
+/// and what is restored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Malformed {
+    len: u8,
+    restore: Restore,
+}
+
+/// The ISO-2022-JP decoder.
+///
+/// One detail differs from the standard's text without changing what it does: on
+/// 0x1B in the trailing byte state, the standard switches to escape start and returns
+/// error; this returns error with the state leading byte and the 0x1B restored, which
+/// then switches to escape start the same way (the output flag and the output state
+/// are untouched either way), so that the malformed sequence is just the leading byte.
 #[derive(Debug, Clone)]
-pub(crate) struct Iso2022JpDecoder;
+pub(crate) struct Iso2022JpDecoder {
+    /// ISO-2022-JP decoder state.
+    state: State,
+    /// ISO-2022-JP decoder output state.
+    output_state: State,
+    /// ISO-2022-JP leading.
+    lead: u8,
+    /// ISO-2022-JP output.
+    output: bool,
+    /// A byte restored to the queue after a bad escape sequence (its second byte,
+    /// consumed earlier), to be handled before more input.
+    pending: Option<u8>,
+}
 
 impl Iso2022JpDecoder {
     pub(crate) fn new() -> Self {
-        Iso2022JpDecoder
+        Iso2022JpDecoder { state: State::Ascii, output_state: State::Ascii, lead: 0, output: false, pending: None }
+    }
+
+    /// The standard's handler for a byte (`None`: end-of-queue). `Ok` is a code point
+    /// written, continue, or finished.
+    #[inline]
+    fn handle<S: Sink>(&mut self, byte: Option<u8>, dst: &mut S) -> Result<(), Malformed> {
+        const ONE: Malformed = Malformed { len: 1, restore: Restore::Nothing };
+        match self.state {
+            State::Ascii => match byte {
+                Some(0x1B) => self.state = State::EscapeStart,
+                Some(b @ 0x00..=0x7F) if b != 0x0E && b != 0x0F => {
+                    self.output = false;
+                    dst.push_ascii(b);
+                }
+                None => {}
+                Some(_) => {
+                    self.output = false;
+                    return Err(ONE);
+                }
+            },
+            State::Roman => match byte {
+                Some(0x1B) => self.state = State::EscapeStart,
+                Some(0x5C) => {
+                    self.output = false;
+                    dst.push_bmp(0xA5);
+                }
+                Some(0x7E) => {
+                    self.output = false;
+                    dst.push_bmp(0x203E);
+                }
+                Some(b @ 0x00..=0x7F) if b != 0x0E && b != 0x0F => {
+                    self.output = false;
+                    dst.push_ascii(b);
+                }
+                None => {}
+                Some(_) => {
+                    self.output = false;
+                    return Err(ONE);
+                }
+            },
+            State::Katakana => match byte {
+                Some(0x1B) => self.state = State::EscapeStart,
+                Some(b @ 0x21..=0x5F) => {
+                    self.output = false;
+                    dst.push_bmp(0xFF61 - 0x21 + b as u16);
+                }
+                None => {}
+                Some(_) => {
+                    self.output = false;
+                    return Err(ONE);
+                }
+            },
+            State::LeadByte => match byte {
+                Some(0x1B) => self.state = State::EscapeStart,
+                Some(b @ 0x21..=0x7E) => {
+                    self.output = false;
+                    self.lead = b;
+                    self.state = State::TrailByte;
+                }
+                None => {}
+                Some(_) => {
+                    self.output = false;
+                    return Err(ONE);
+                }
+            },
+            State::TrailByte => {
+                self.state = State::LeadByte;
+                match byte {
+                    // See the type's docs: the same as switching to escape start here.
+                    Some(0x1B) => return Err(Malformed { len: 1, restore: Restore::Byte }),
+                    Some(b @ 0x21..=0x7E) => {
+                        let pointer = (self.lead as usize - 0x21) * 94 + b as usize - 0x21;
+                        match jis0208_code_point(pointer) {
+                            Some(code_point) => dst.push_bmp(code_point),
+                            None => return Err(Malformed { len: 2, restore: Restore::Nothing }),
+                        }
+                    }
+                    None => return Err(ONE),
+                    Some(_) => return Err(Malformed { len: 2, restore: Restore::Nothing }),
+                }
+            }
+            State::EscapeStart => {
+                if let Some(b @ (0x24 | 0x28)) = byte {
+                    self.lead = b;
+                    self.state = State::Escape;
+                    return Ok(());
+                }
+                // The byte (if any) is restored.
+                self.output = false;
+                self.state = self.output_state;
+                let restore = if byte.is_some() { Restore::Byte } else { Restore::Nothing };
+                return Err(Malformed { len: 1, restore });
+            }
+            State::Escape => {
+                let lead = core::mem::replace(&mut self.lead, 0);
+                let state = match (lead, byte) {
+                    (0x28, Some(0x42)) => Some(State::Ascii),
+                    (0x28, Some(0x4A)) => Some(State::Roman),
+                    (0x28, Some(0x49)) => Some(State::Katakana),
+                    (0x24, Some(0x40 | 0x42)) => Some(State::LeadByte),
+                    _ => None,
+                };
+                if let Some(state) = state {
+                    self.state = state;
+                    self.output_state = state;
+                    // An escape sequence right after another one is an error.
+                    if core::mem::replace(&mut self.output, true) {
+                        return Err(Malformed { len: 3, restore: Restore::Nothing });
+                    }
+                    return Ok(());
+                }
+                self.pending = Some(lead);
+                self.output = false;
+                self.state = self.output_state;
+                return Err(Malformed { len: 1, restore: Restore::LeadAndByte });
+            }
+        }
+        Ok(())
     }
 }
 
 impl DecodeHandler for Iso2022JpDecoder {
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
-        super::placeholder_decode(src, dst, last)
+        if let Some(byte) = self.pending {
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, 0);
+            }
+            self.pending = None;
+            // The restored byte is 0x24 or 0x28, handled in an output state (ASCII,
+            // Roman, katakana or leading byte), where it is never an error.
+            if let Err(Malformed { len, .. }) = self.handle(Some(byte), dst) {
+                return (Status::Error { len, restored: 0 }, 0);
+            }
+        }
+        let mut pos = 0;
+        loop {
+            // Fast paths: runs of ASCII in the ASCII state, and pairs in the leading
+            // byte state.
+            match self.state {
+                State::Ascii => {
+                    let rest = &src[pos..];
+                    let limit = rest.len().min(dst.room());
+                    let run = rest[..limit]
+                        .iter()
+                        .position(|&b| b >= 0x80 || matches!(b, 0x0E | 0x0F | 0x1B))
+                        .unwrap_or(limit);
+                    let copied = dst.copy_ascii(&rest[..run]);
+                    if copied != 0 {
+                        self.output = false;
+                        pos += copied;
+                    }
+                }
+                State::LeadByte => {
+                    while let [lead @ 0x21..=0x7E, trail @ 0x21..=0x7E, ..] = src[pos..] {
+                        if dst.room() < S::STEP {
+                            break;
+                        }
+                        let pointer = (lead as usize - 0x21) * 94 + trail as usize - 0x21;
+                        let Some(code_point) = jis0208_code_point(pointer) else { break };
+                        self.output = false;
+                        dst.push_bmp(code_point);
+                        pos += 2;
+                    }
+                }
+                _ => {}
+            }
+            let byte = src.get(pos).copied();
+            if byte.is_none() && !last {
+                return (Status::InputEmpty, pos);
+            }
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, pos);
+            }
+            match self.handle(byte, dst) {
+                Ok(()) if byte.is_some() => pos += 1,
+                Ok(()) => {
+                    // Finished: back to the initial state.
+                    *self = Iso2022JpDecoder::new();
+                    return (Status::InputEmpty, pos);
+                }
+                Err(Malformed { len, restore }) => {
+                    let consumed = usize::from(byte.is_some() && restore == Restore::Nothing);
+                    let restored = u8::from(restore == Restore::LeadAndByte);
+                    return (Status::Error { len, restored }, pos + consumed);
+                }
+            }
+        }
     }
 }
 
+/// The ISO-2022-JP encoder states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EncoderState {
+    Ascii,
+    Roman,
+    Jis0208,
+}
+
+/// The ISO-2022-JP encoder.
 #[derive(Debug, Clone)]
-pub(crate) struct Iso2022JpEncoder;
+pub(crate) struct Iso2022JpEncoder {
+    /// ISO-2022-JP encoder state.
+    state: EncoderState,
+}
+
 impl Iso2022JpEncoder {
     pub(crate) fn new() -> Self {
-        Iso2022JpEncoder
+        Iso2022JpEncoder { state: EncoderState::Ascii }
+    }
+
+    /// The standard's handler for a scalar value, with each "restore codePoint and
+    /// return three bytes" followed at once by handling the restored code point, so
+    /// that one step is one scalar value (at most 5 bytes, or 3 and an error).
+    /// `Err` is error with that code point.
+    #[inline]
+    fn step(&mut self, c: char, dst: &mut ByteSink<'_>) -> Result<(), char> {
+        let mut code_point = c as u32;
+        loop {
+            let ascii = code_point < 0x80;
+            // Step 3.
+            if self.state != EncoderState::Jis0208 && matches!(code_point, 0x0E | 0x0F | 0x1B) {
+                return Err('\u{FFFD}');
+            }
+            // Step 4.
+            if self.state == EncoderState::Ascii && ascii {
+                dst.push(code_point as u8);
+                return Ok(());
+            }
+            // Step 5.
+            if self.state == EncoderState::Roman {
+                match code_point {
+                    0x5C | 0x7E => {}
+                    0x00..=0x7F => {
+                        dst.push(code_point as u8);
+                        return Ok(());
+                    }
+                    0xA5 => {
+                        dst.push(0x5C);
+                        return Ok(());
+                    }
+                    0x203E => {
+                        dst.push(0x7E);
+                        return Ok(());
+                    }
+                    _ => {}
+                }
+            }
+            // Step 6.
+            if ascii {
+                self.state = EncoderState::Ascii;
+                dst.extend(b"\x1B(B");
+                continue;
+            }
+            // Step 7.
+            if matches!(code_point, 0xA5 | 0x203E) && self.state != EncoderState::Roman {
+                self.state = EncoderState::Roman;
+                dst.extend(b"\x1B(J");
+                continue;
+            }
+            // Step 8.
+            if code_point == 0x2212 {
+                code_point = 0xFF0D;
+            }
+            // Step 9: half-width katakana become full-width.
+            if let 0xFF61..=0xFF9F = code_point {
+                code_point = ISO_2022_JP_KATAKANA[(code_point - 0xFF61) as usize] as u32;
+            }
+            // Step 10.
+            let Some(pointer) = jis0208_pointer(code_point) else {
+                // Step 11.
+                if self.state == EncoderState::Jis0208 {
+                    self.state = EncoderState::Ascii;
+                    dst.extend(b"\x1B(B");
+                    continue;
+                }
+                return Err(char::from_u32(code_point).unwrap_or(c));
+            };
+            // Step 12.
+            if self.state != EncoderState::Jis0208 {
+                self.state = EncoderState::Jis0208;
+                dst.extend(b"\x1B$B");
+            }
+            // Steps 13 to 15.
+            dst.push((pointer / 94 + 0x21) as u8);
+            dst.push((pointer % 94 + 0x21) as u8);
+            return Ok(());
+        }
     }
 }
 
 impl EncodeHandler for Iso2022JpEncoder {
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool) -> EncodeStatus {
-        super::placeholder_encode(src, dst, last)
+        loop {
+            let Some((c, len)) = src.peek() else {
+                // Step 1: end-of-queue returns to ASCII.
+                if last && self.state != EncoderState::Ascii {
+                    if dst.room() < ENCODE_STEP {
+                        return EncodeStatus::OutputFull;
+                    }
+                    self.state = EncoderState::Ascii;
+                    dst.extend(b"\x1B(B");
+                }
+                return EncodeStatus::InputEmpty;
+            };
+            if dst.room() < ENCODE_STEP {
+                return EncodeStatus::OutputFull;
+            }
+            src.advance(len);
+            if let Err(c) = self.step(c, dst) {
+                return EncodeStatus::Unmappable(c);
+            }
+        }
     }
 }

@@ -514,35 +514,3 @@ impl EncoderCodec {
         }
     }
 }
-
-/// PLACEHOLDER for the CJK codecs until they land.
-fn placeholder_decode<S: Sink>(src: &[u8], dst: &mut S, _last: bool) -> (Status, usize) {
-    let mut pos = 0;
-    loop {
-        pos += dst.copy_ascii(&src[pos..]);
-        if pos == src.len() {
-            return (Status::InputEmpty, pos);
-        }
-        if dst.room() < S::STEP {
-            return (Status::OutputFull, pos);
-        }
-        if src[pos] >= 0x80 {
-            return (Status::Error { len: 1, restored: 0 }, pos + 1);
-        }
-    }
-}
-
-/// PLACEHOLDER for the CJK codecs until they land.
-fn placeholder_encode<S: Source>(src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
-    loop {
-        dst.copy_ascii_from(src);
-        let Some((c, len)) = src.peek() else { return EncodeStatus::InputEmpty };
-        if dst.room() < ENCODE_STEP {
-            return EncodeStatus::OutputFull;
-        }
-        if !c.is_ascii() {
-            src.advance(len);
-            return EncodeStatus::Unmappable(c);
-        }
-    }
-}

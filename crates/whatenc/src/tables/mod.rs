@@ -32,5 +32,15 @@ impl BmpMap {
 }
 
 // Chinese tables (gb18030/GBK, Big5):
+#[rustfmt::skip]
+pub(crate) mod big5;
+#[rustfmt::skip]
+pub(crate) mod gb18030;
 
 // Japanese and Korean tables (jis0208, jis0212, ISO-2022-JP katakana, EUC-KR):
+#[rustfmt::skip]
+pub(crate) mod euc_kr;
+#[rustfmt::skip]
+pub(crate) mod jis0208;
+#[rustfmt::skip]
+pub(crate) mod jis0212;

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs the whole benchmark and writes BENCHMARKS.md: bash bench/run.sh [--filter TEXT]
+# WHATENC_BENCH_MS and WHATENC_BENCH_REPS set the time per repetition and the count.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fast=$(mktemp)
+trap 'rm -f "$fast"' EXIT
+# encoding_rs with `fast-legacy-encode` is a separate build, so the feature does not
+# leak into the default-build measurements.
+cargo run --quiet --release -p whatenc-bench-fast-legacy > "$fast"
+cargo run --quiet --release -p whatenc-bench -- --merge "$fast" --write BENCHMARKS.md "$@"

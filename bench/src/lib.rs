@@ -1,0 +1,191 @@
+//! The benchmark's corpus, cases and timing, shared by the main benchmark and the
+//! `fast-legacy-encode` run.
+//!
+//! The corpus is the UTF-8 originals in `bench/corpus/` (Wikipedia "Mars" articles,
+//! CC BY-SA 3.0; see `bench/corpus/COPYRIGHT`). Every other encoding of a document
+//! is generated when the benchmark runs, with whatenc's encoder in the "html" error
+//! mode, and checked against encoding_rs's output.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use whatenc::Encoding;
+
+/// The languages of the corpus and the legacy encodings each is measured in.
+pub const LANGUAGES: &[(&str, &[&str])] = &[
+    ("ar", &["windows-1256"]),
+    ("cs", &["windows-1250"]),
+    ("de", &["windows-1252"]),
+    ("el", &["windows-1253"]),
+    ("en", &["windows-1252"]),
+    ("fr", &["windows-1252"]),
+    ("he", &["windows-1255"]),
+    ("ja", &["Shift_JIS", "EUC-JP", "ISO-2022-JP"]),
+    ("ko", &["EUC-KR"]),
+    ("pt", &["windows-1252"]),
+    ("ru", &["windows-1251", "KOI8-R"]),
+    ("th", &["windows-874"]),
+    ("tr", &["windows-1254"]),
+    ("vi", &["windows-1258"]),
+    ("zh_cn", &["GBK", "gb18030"]),
+    ("zh_tw", &["Big5"]),
+];
+
+/// One document in one encoding.
+pub struct Document {
+    /// Language code, e.g. "ja".
+    pub language: &'static str,
+    /// "html" (the full page, mostly ASCII markup) or "txt" (the article text).
+    pub kind: &'static str,
+    /// The encoding of `bytes`.
+    pub encoding: &'static Encoding,
+    /// The document in `encoding`.
+    pub bytes: Vec<u8>,
+    /// What decoding `bytes` gives (the original, after the "html" error mode).
+    pub text: String,
+    /// `text` as UTF-16.
+    pub utf16: Vec<u16>,
+}
+
+impl Document {
+    /// Whether the encoding is a legacy one (not UTF-8 or UTF-16).
+    pub fn is_legacy(&self) -> bool {
+        !["UTF-8", "UTF-16LE", "UTF-16BE"].contains(&self.encoding.name())
+    }
+
+    /// A short name for tables: "ja.txt Shift_JIS".
+    pub fn name(&self) -> String {
+        format!("{}.{} {}", self.language, self.kind, self.encoding.name())
+    }
+}
+
+/// The directory of the UTF-8 originals.
+pub fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus")
+}
+
+/// Every document: each language and kind as UTF-8, UTF-16LE, UTF-16BE and its
+/// legacy encodings. Panics if a generated document differs from encoding_rs's.
+pub fn documents() -> Vec<Document> {
+    documents_matching(None)
+}
+
+/// The documents whose name ("ja.txt Shift_JIS") contains `filter`, or all.
+pub fn documents_matching(filter: Option<&str>) -> Vec<Document> {
+    let mut documents = Vec::new();
+    for &(language, legacy) in LANGUAGES {
+        for kind in ["html", "txt"] {
+            let path = corpus_dir().join(format!("{language}.{kind}"));
+            let original = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let names = ["UTF-8", "UTF-16LE", "UTF-16BE"].iter().chain(legacy.iter());
+            for name in names {
+                let encoding = Encoding::for_label(name.as_bytes()).expect("a known encoding");
+                if filter.is_some_and(|f| !format!("{language}.{kind} {}", encoding.name()).contains(f)) {
+                    continue;
+                }
+                let bytes = encode_document(&original, encoding);
+                let text = encoding.decode(&bytes).0.into_owned();
+                let utf16 = text.encode_utf16().collect();
+                documents.push(Document { language, kind, encoding, bytes, text, utf16 });
+            }
+        }
+    }
+    documents
+}
+
+/// The original in `encoding`: "html" error mode for legacy encodings, checked
+/// against encoding_rs.
+fn encode_document(original: &str, encoding: &'static Encoding) -> Vec<u8> {
+    match encoding.name() {
+        "UTF-16LE" => original.encode_utf16().flat_map(u16::to_le_bytes).collect(),
+        "UTF-16BE" => original.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+        _ => {
+            let (ours, _) = encoding.encode(original).expect("has an encoder");
+            let peer = encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known to encoding_rs");
+            let (theirs, _, _) = peer.encode(original);
+            assert!(ours == theirs, "{}: whatenc and encoding_rs encode the document differently", encoding.name());
+            ours.into_owned()
+        }
+    }
+}
+
+/// The operations measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Op {
+    /// Bytes to `String`.
+    DecodeToString,
+    /// Bytes to UTF-16.
+    DecodeToUtf16,
+    /// `&str` to bytes.
+    EncodeFromStr,
+    /// UTF-16 to bytes.
+    EncodeFromUtf16,
+    /// UTF-8 validation (UTF-8 documents only).
+    ValidateUtf8,
+}
+
+impl Op {
+    /// The name used in result lines and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::DecodeToString => "decode to String",
+            Op::DecodeToUtf16 => "decode to UTF-16",
+            Op::EncodeFromStr => "encode from &str",
+            Op::EncodeFromUtf16 => "encode from UTF-16",
+            Op::ValidateUtf8 => "validate UTF-8",
+        }
+    }
+
+    /// The inverse of [`Op::name`].
+    pub fn from_name(name: &str) -> Option<Op> {
+        [Op::DecodeToString, Op::DecodeToUtf16, Op::EncodeFromStr, Op::EncodeFromUtf16, Op::ValidateUtf8]
+            .into_iter()
+            .find(|op| op.name() == name)
+    }
+}
+
+/// How long and how often each measurement runs (`WHATENC_BENCH_MS`,
+/// `WHATENC_BENCH_REPS`).
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// How long one repetition runs.
+    pub duration: Duration,
+    /// Repetitions; the median is reported.
+    pub repetitions: usize,
+}
+
+impl Settings {
+    /// From the environment, with defaults of 100 ms and 5 repetitions.
+    pub fn from_env() -> Settings {
+        let number =
+            |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+        Settings {
+            duration: Duration::from_millis(number("WHATENC_BENCH_MS", 100)),
+            repetitions: number("WHATENC_BENCH_REPS", 5) as usize,
+        }
+    }
+
+    /// Runs `f` (which processes `input_len` bytes of input) repeatedly for the set
+    /// time, `repetitions` times; returns the median throughput in MB/s of input.
+    pub fn measure(&self, input_len: usize, mut f: impl FnMut() -> usize) -> f64 {
+        std::hint::black_box(f());
+        let mut rates: Vec<f64> = (0..self.repetitions)
+            .map(|_| {
+                let start = Instant::now();
+                let mut iterations = 0u64;
+                while start.elapsed() < self.duration {
+                    std::hint::black_box(f());
+                    iterations += 1;
+                }
+                (input_len as f64 * iterations as f64) / start.elapsed().as_secs_f64() / 1e6
+            })
+            .collect();
+        rates.sort_by(f64::total_cmp);
+        rates[rates.len() / 2]
+    }
+}
+
+/// Prints one result line: `RESULT\tdocument\top\timplementation\tMB/s`.
+pub fn print_result(document: &Document, op: Op, implementation: &str, mb_per_s: f64) {
+    println!("RESULT\t{}\t{}\t{implementation}\t{mb_per_s:.1}", document.name(), op.name());
+}
