@@ -155,6 +155,10 @@ impl DecodeHandler for Utf8Decoder {
             if invalid.is_empty() {
                 continue;
             }
+            if dst.room() < S::STEP {
+                // The error (or the sequence the state machine keeps) is a new step.
+                return (Status::OutputFull, pos);
+            }
             if valid.len() + invalid.len() < window_len {
                 // A maximal subpart with more input after it: one error.
                 pos += invalid.len();
@@ -208,6 +212,34 @@ impl EncodeHandler for Utf8Encoder {
         } else {
             debug_assert!(dst.room() < ENCODE_STEP);
             EncodeStatus::OutputFull
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{DecoderResult, UTF_8};
+
+    /// Regression (found by the fuzzer): a valid run that fills the buffer to less
+    /// than one step of room, followed by an error, must stop before the error so
+    /// that the U+FFFD is written in the next call, for every buffer size.
+    #[test]
+    fn error_after_a_valid_run_waits_for_room() {
+        let input = b"\0\0\0\0\0\0\0\0W\xC0\xE7\xBB\xBB\xE7";
+        for size in 4..16 {
+            let mut decoder = UTF_8.new_decoder();
+            let mut buf = alloc::vec![0u8; size];
+            let mut out = alloc::vec::Vec::new();
+            let mut rest = &input[..];
+            loop {
+                let progress = decoder.decode_to_utf8(rest, &mut buf, true);
+                out.extend_from_slice(&buf[..progress.written]);
+                rest = &rest[progress.read..];
+                if progress.result == DecoderResult::InputEmpty {
+                    break;
+                }
+            }
+            assert_eq!(core::str::from_utf8(&out).unwrap(), "\0\0\0\0\0\0\0\0W\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}", "{size}");
         }
     }
 }
