@@ -409,6 +409,9 @@ impl Decoder {
                 return DecodeProgress { result: DecoderResult::InputEmpty, read, written };
             }
         }
+        // Set when a handler run made no progress although the room looked enough;
+        // the next run then goes through the staging path, which always progresses.
+        let mut stalled = false;
         loop {
             let from_replay = self.replay.start < self.replay.end;
             let replay_buf = self.replay.buf;
@@ -419,7 +422,8 @@ impl Decoder {
             };
             let input_last = last && (!from_replay || read == src.len());
             let room = dst.len() - written;
-            let (status, consumed) = if room >= <U::Sink<'_> as Sink>::STEP {
+            let (status, consumed) = if room >= <U::Sink<'_> as Sink>::STEP && !stalled {
+                let written_before = written;
                 let (status, consumed) = {
                     let mut sink = U::sink(&mut dst[written..]);
                     let run = self.codec.decode(input, &mut sink, input_last);
@@ -432,8 +436,10 @@ impl Decoder {
                         written += U::replacement(&mut dst[written..]);
                     }
                 }
+                stalled = status == Status::OutputFull && consumed == 0 && written == written_before;
                 (status, consumed)
             } else {
+                stalled = false;
                 // Nearly full: run one byte at a time into a staging buffer, and keep
                 // the step only if its whole output fits.
                 let saved = self.codec.clone();

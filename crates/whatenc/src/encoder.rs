@@ -307,9 +307,13 @@ impl Encoder {
     /// The shared body of the `encode_from_*` methods.
     fn run<S: Source>(&mut self, src: &mut S, dst: &mut [u8], last: bool) -> (EncoderResult, usize) {
         let mut written = 0;
+        // Set when a handler run made no progress although the room looked enough;
+        // the next run then goes through the staging path, which always progresses.
+        let mut stalled = false;
         loop {
             let room = dst.len() - written;
-            let status = if room >= ENCODE_STEP {
+            let status = if room >= ENCODE_STEP && !stalled {
+                let consumed_before = src.consumed();
                 let mut sink = ByteSink::new(&mut dst[written..]);
                 let status = self.codec.encode(src, &mut sink, last);
                 if let (EncodeStatus::Unmappable(c), EncoderErrorMode::Html) = (status, self.mode) {
@@ -317,9 +321,12 @@ impl Encoder {
                     write_reference(&mut sink, c);
                     self.had_unmappable = true;
                 }
+                let progress = sink.written() != 0 || src.consumed() != consumed_before;
                 written += sink.written();
+                stalled = status == EncodeStatus::OutputFull && !progress;
                 status
             } else {
+                stalled = false;
                 // Nearly full: one scalar value at a time into a staging buffer,
                 // kept only if its whole output fits.
                 let saved = self.codec.clone();

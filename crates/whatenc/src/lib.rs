@@ -25,6 +25,7 @@
 #![warn(missing_docs)]
 
 extern crate alloc;
+#[cfg(feature = "std")]
 extern crate std;
 
 mod codec;
@@ -32,8 +33,11 @@ mod decoder;
 mod encoder;
 mod encoding;
 pub mod hooks;
+#[cfg(feature = "std")]
+pub mod io;
 mod simd;
 mod tables;
+pub mod text;
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

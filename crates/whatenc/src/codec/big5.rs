@@ -5,7 +5,7 @@
 //! low 16 bits, and a bitset marks the plane 2 code points). The encoder has a
 //! reverse table for the BMP and a binary search for plane 2.
 
-use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
 use crate::tables::big5::{
     BIG5_DECODE, BIG5_DECODE_ASTRAL, BIG5_ENCODE, BIG5_ENCODE_ASTRAL_BYTES, BIG5_ENCODE_ASTRAL_CODE_POINTS,
     BIG5_FIRST_POINTER,
@@ -26,8 +26,12 @@ impl Big5Decoder {
 
     /// End of this call's input: with `last`, end-of-queue (steps 1 and 2).
     #[inline]
-    fn end(&mut self, last: bool, pos: usize) -> (Status, usize) {
+    fn end<S: Sink>(&mut self, last: bool, pos: usize, dst: &S) -> (Status, usize) {
         if last && self.leading != 0 {
+            // The error is a step: it needs room for its U+FFFD.
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, pos);
+            }
             // 1. Set Big5 leading to 0x00 and return error.
             self.leading = 0;
             return (Status::Error { len: 1, restored: 0 }, pos);
@@ -88,7 +92,7 @@ impl DecodeHandler for Big5Decoder {
         // A leading byte from an earlier call.
         if self.leading != 0 {
             let Some(&byte) = src.first() else {
-                return self.end(last, 0);
+                return self.end(last, 0, dst);
             };
             if dst.room() < S::STEP {
                 return (Status::OutputFull, 0);
@@ -123,7 +127,7 @@ impl DecodeHandler for Big5Decoder {
                     },
                     None => {
                         self.leading = byte;
-                        return self.end(last, pos + 1);
+                        return self.end(last, pos + 1, dst);
                     }
                 },
                 // 6. Return error.
@@ -152,30 +156,9 @@ fn encode_bytes(code_point: u32) -> Option<u16> {
 impl EncodeHandler for Big5Encoder {
     #[inline]
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
-        loop {
-            // Step 2: ASCII code points are bytes; bulk-copy the run.
-            dst.copy_ascii_from(src);
-            // Then one scalar value at a time until the next ASCII one.
-            loop {
-                if dst.room() < ENCODE_STEP {
-                    return if src.remaining() == 0 { EncodeStatus::InputEmpty } else { EncodeStatus::OutputFull };
-                }
-                // Step 1: end-of-queue is finished.
-                let Some((c, len)) = src.peek() else {
-                    return EncodeStatus::InputEmpty;
-                };
-                let code_point = c as u32;
-                if code_point < 0x80 {
-                    break;
-                }
-                src.advance(len);
-                // Steps 3–8: the index Big5 pointer as two bytes, or error when null.
-                match encode_bytes(code_point) {
-                    Some(bytes) => dst.extend(&bytes.to_be_bytes()),
-                    None => return EncodeStatus::Unmappable(c),
-                }
-            }
-        }
+        // Step 2 (ASCII) is the shared loop's bulk copy; steps 3–8 give the index Big5
+        // pointer as two bytes, or error when null.
+        super::encode_stateless(src, dst, |c| encode_bytes(c as u32).map(u32::from))
     }
 }
 

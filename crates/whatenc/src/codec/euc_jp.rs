@@ -3,7 +3,7 @@
 //! of the ASCII-compatible lead-byte decoders and of the stateless two-byte
 //! encoders (EUC-JP, Shift_JIS, EUC-KR).
 
-use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
 use crate::tables::{jis0208, jis0212};
 
 // ---------------------------------------------------------------------------------
@@ -121,35 +121,6 @@ pub(super) fn decode_lead_byte<H: LeadByteHandler, S: Sink>(
                     return (Status::Error { len, restored: 0 }, pos + usize::from(!restore));
                 }
             }
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------
-// The run loop of the stateless two-byte encoders.
-
-/// Runs a stateless encoder whose handler is `map`: the bytes for a scalar value as
-/// one `u16` (a value below 0x100 is one byte; any other is a leading byte, which is
-/// never below 0x81, and a trailing byte), or `None` for error. ASCII is copied in bulk.
-#[inline(always)]
-pub(super) fn encode_two_byte<S: Source>(
-    src: &mut S,
-    dst: &mut ByteSink<'_>,
-    map: impl Fn(char) -> Option<u16>,
-) -> EncodeStatus {
-    loop {
-        dst.copy_ascii_from(src);
-        let Some((c, len)) = src.peek() else {
-            return EncodeStatus::InputEmpty;
-        };
-        if dst.room() < ENCODE_STEP {
-            return EncodeStatus::OutputFull;
-        }
-        src.advance(len);
-        match map(c) {
-            Some(byte @ 0..=0xFF) => dst.push(byte as u8),
-            Some(bytes) => dst.extend(&bytes.to_be_bytes()),
-            None => return EncodeStatus::Unmappable(c),
         }
     }
 }
@@ -277,7 +248,7 @@ impl DecodeHandler for EucJpDecoder {
 #[derive(Debug, Clone)]
 pub(crate) struct EucJpEncoder;
 
-/// The EUC-JP encoder's handler for a scalar value, as [`encode_two_byte`] takes it.
+/// The EUC-JP encoder's handler for a scalar value, as [`super::encode_stateless`] takes it (as `u16`).
 #[inline(always)]
 fn euc_jp_bytes(c: char) -> Option<u16> {
     let mut code_point = c as u32;
@@ -304,6 +275,6 @@ fn euc_jp_bytes(c: char) -> Option<u16> {
 impl EncodeHandler for EucJpEncoder {
     #[inline]
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
-        encode_two_byte(src, dst, euc_jp_bytes)
+        super::encode_stateless(src, dst, |c| euc_jp_bytes(c).map(u32::from))
     }
 }

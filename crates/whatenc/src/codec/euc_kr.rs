@@ -1,6 +1,6 @@
 //! EUC-KR (`encoding.bs` § "EUC-KR").
 
-use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte, encode_two_byte};
+use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte};
 use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
 use crate::tables::euc_kr::{EUC_KR_HIGH, EUC_KR_LOW, EUC_KR_POINTERS, EUC_KR_SPLIT_LEAD};
 
@@ -89,7 +89,7 @@ impl DecodeHandler for EucKrDecoder {
     }
 }
 
-/// The EUC-KR encoder's handler for a scalar value, as `encode_two_byte` takes it.
+/// The EUC-KR encoder's handler for a scalar value, as `encode_stateless` takes it (as `u16`).
 #[inline(always)]
 fn euc_kr_bytes(c: char) -> Option<u16> {
     let code_point = c as u32;
@@ -111,6 +111,6 @@ pub(crate) struct EucKrEncoder;
 impl EncodeHandler for EucKrEncoder {
     #[inline]
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
-        encode_two_byte(src, dst, euc_kr_bytes)
+        super::encode_stateless(src, dst, |c| euc_kr_bytes(c).map(u32::from))
     }
 }

@@ -8,7 +8,7 @@
 //! index gb18030 ranges. The encoder has a reverse table for the BMP (side table and
 //! index gb18030, as bytes) and searches the ranges for four-byte output.
 
-use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
 use crate::tables::gb18030::{GB18030_DECODE, GB18030_ENCODE, GB18030_RANGES_CODE_POINTS, GB18030_RANGES_POINTERS};
 
 /// The index gb18030 code point for a two-byte sequence (`encoding.bs` § "gb18030
@@ -220,8 +220,12 @@ impl Gb18030Decoder {
 
     /// The end of this call's input: with `last`, end-of-queue (steps 1 and 2).
     #[inline]
-    fn end(&mut self, last: bool, pos: usize) -> (Status, usize) {
+    fn end<S: Sink>(&mut self, last: bool, pos: usize, dst: &S) -> (Status, usize) {
         if last && self.first != 0 {
+            // The error is a step: it needs room for its U+FFFD.
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, pos);
+            }
             // 2. Reset and return error: the malformed sequence is the bytes held.
             let len = 1 + (self.second != 0) as u8 + (self.third != 0) as u8;
             self.first = 0;
@@ -247,7 +251,7 @@ impl DecodeHandler for Gb18030Decoder {
                 } else if let Some(&byte) = src.get(pos) {
                     byte
                 } else {
-                    return self.end(last, pos);
+                    return self.end(last, pos, dst);
                 };
                 if dst.room() < S::STEP {
                     return (Status::OutputFull, pos);
@@ -347,56 +351,47 @@ impl Gb18030Encoder {
     }
 }
 
+impl Gb18030Encoder {
+    /// The handler for a non-ASCII scalar value (`encoding.bs` § "gb18030 encoder",
+    /// steps 3–16): its bytes as one number (see `encode_stateless`), or `None` for
+    /// error.
+    #[inline(always)]
+    fn bytes(&self, c: char) -> Option<u32> {
+        let code_point = c as u32;
+        // Step 3: U+E5E5 is an error (index gb18030 maps 0xA3 0xA0 to U+3000).
+        if code_point == 0xE5E5 {
+            return None;
+        }
+        // Step 4: GBK encodes U+20AC (€) as 0x80.
+        if self.is_gbk && code_point == 0x20AC {
+            return Some(0x80);
+        }
+        // Steps 5–7: the side table, else the index pointer turned into two bytes;
+        // both are precomputed as bytes in one reverse table.
+        if let Some(bytes) = GB18030_ENCODE.get(code_point) {
+            return Some(bytes as u32);
+        }
+        // Step 8: GBK has no four-byte sequences.
+        if self.is_gbk {
+            return None;
+        }
+        // Steps 9–16: four bytes from the index gb18030 ranges pointer.
+        let mut pointer = ranges_pointer(code_point);
+        let byte1 = pointer / (10 * 126 * 10);
+        pointer %= 10 * 126 * 10;
+        let byte2 = pointer / (10 * 126);
+        pointer %= 10 * 126;
+        let byte3 = pointer / 10;
+        let byte4 = pointer % 10;
+        Some(u32::from_be_bytes([byte1 as u8 + 0x81, byte2 as u8 + 0x30, byte3 as u8 + 0x81, byte4 as u8 + 0x30]))
+    }
+}
+
 impl EncodeHandler for Gb18030Encoder {
     #[inline]
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
-        loop {
-            // Step 2: ASCII code points are bytes; bulk-copy the run.
-            dst.copy_ascii_from(src);
-            // Then one scalar value at a time until the next ASCII one.
-            loop {
-                if dst.room() < ENCODE_STEP {
-                    return if src.remaining() == 0 { EncodeStatus::InputEmpty } else { EncodeStatus::OutputFull };
-                }
-                // Step 1: end-of-queue is finished.
-                let Some((c, len)) = src.peek() else {
-                    return EncodeStatus::InputEmpty;
-                };
-                let code_point = c as u32;
-                if code_point < 0x80 {
-                    break;
-                }
-                src.advance(len);
-                // Step 3: U+E5E5 is an error (index gb18030 maps 0xA3 0xA0 to U+3000).
-                if code_point == 0xE5E5 {
-                    return EncodeStatus::Unmappable(c);
-                }
-                // Step 4: GBK encodes U+20AC (€) as 0x80.
-                if self.is_gbk && code_point == 0x20AC {
-                    dst.push(0x80);
-                    continue;
-                }
-                // Steps 5–7: the side table, else the index pointer turned into two bytes;
-                // both are precomputed as bytes in one reverse table.
-                if let Some(bytes) = GB18030_ENCODE.get(code_point) {
-                    dst.extend(&bytes.to_be_bytes());
-                    continue;
-                }
-                // Step 8: GBK has no four-byte sequences.
-                if self.is_gbk {
-                    return EncodeStatus::Unmappable(c);
-                }
-                // Steps 9–16: four bytes from the index gb18030 ranges pointer.
-                let mut pointer = ranges_pointer(code_point);
-                let byte1 = pointer / (10 * 126 * 10);
-                pointer %= 10 * 126 * 10;
-                let byte2 = pointer / (10 * 126);
-                pointer %= 10 * 126;
-                let byte3 = pointer / 10;
-                let byte4 = pointer % 10;
-                dst.extend(&[byte1 as u8 + 0x81, byte2 as u8 + 0x30, byte3 as u8 + 0x81, byte4 as u8 + 0x30]);
-            }
-        }
+        // Steps 1–2 (end-of-queue, ASCII) are the shared loop's.
+        super::encode_stateless(src, dst, |c| self.bytes(c))
     }
 }
 

@@ -188,6 +188,40 @@ impl Sink for Utf16Sink<'_> {
     }
 }
 
+/// The run loop of the stateless single-byte decoders: ASCII runs are copied in
+/// bulk, and `code_point` maps each other byte to a code point of the BMP, or `None`
+/// for the handler's error.
+#[inline(always)]
+pub(crate) fn decode_single_bytes<S: Sink>(
+    src: &[u8],
+    dst: &mut S,
+    code_point: impl Fn(u8) -> Option<u16>,
+) -> (Status, usize) {
+    let mut pos = 0;
+    loop {
+        pos += dst.copy_ascii(&src[pos..]);
+        loop {
+            let Some(&byte) = src.get(pos) else {
+                return (Status::InputEmpty, pos);
+            };
+            if byte < 0x80 {
+                break;
+            }
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, pos);
+            }
+            pos += 1;
+            match code_point(byte) {
+                Some(c) => dst.push_bmp(c),
+                None => return (Status::Error { len: 1, restored: 0 }, pos),
+            }
+        }
+        if dst.room() < S::STEP {
+            return (Status::OutputFull, pos);
+        }
+    }
+}
+
 /// A run of a decoder handler over one slice.
 pub(crate) trait DecodeHandler: Clone {
     /// Runs the handler over `src` into `dst`; returns the status and the number of
@@ -402,6 +436,34 @@ impl<'a> ByteSink<'a> {
         let n = src.copy_ascii(&mut self.buf[self.pos..]);
         self.pos += n;
         n
+    }
+}
+
+/// The run loop of every stateless encoder: ASCII runs are copied in bulk, and
+/// `bytes` gives each other scalar value's bytes as one number (a value up to 0xFF is
+/// one byte, up to 0xFFFF two bytes, otherwise four, most significant first; no
+/// multi-byte sequence starts with 0x00), or `None` for the handler's error.
+#[inline(always)]
+pub(crate) fn encode_stateless<S: Source>(
+    src: &mut S,
+    dst: &mut ByteSink<'_>,
+    bytes: impl Fn(char) -> Option<u32>,
+) -> EncodeStatus {
+    loop {
+        dst.copy_ascii_from(src);
+        let Some((c, len)) = src.peek() else {
+            return EncodeStatus::InputEmpty;
+        };
+        if dst.room() < ENCODE_STEP {
+            return EncodeStatus::OutputFull;
+        }
+        src.advance(len);
+        match bytes(c) {
+            Some(byte @ 0..=0xFF) => dst.push(byte as u8),
+            Some(pair @ 0x100..=0xFFFF) => dst.extend(&(pair as u16).to_be_bytes()),
+            Some(quad) => dst.extend(&quad.to_be_bytes()),
+            None => return EncodeStatus::Unmappable(c),
+        }
     }
 }
 

@@ -1,8 +1,6 @@
 //! Shift_JIS (`encoding.bs` § "Shift_JIS").
 
-use super::euc_jp::{
-    LeadByteHandler, Malformed, decode_lead_byte, encode_two_byte, jis0208_code_point, jis0208_pointer,
-};
+use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte, jis0208_code_point, jis0208_pointer};
 use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
 use crate::tables::jis0208::{SHIFT_JIS_EXCLUDED_FIRST, SHIFT_JIS_REMAP};
 
@@ -123,7 +121,7 @@ fn shift_jis_pointer(code_point: u32) -> Option<u16> {
     }
 }
 
-/// The Shift_JIS encoder's handler for a scalar value, as `encode_two_byte` takes it.
+/// The Shift_JIS encoder's handler for a scalar value, as `encode_stateless` takes it (as `u16`).
 #[inline(always)]
 fn shift_jis_bytes(c: char) -> Option<u16> {
     let mut code_point = c as u32;
@@ -156,6 +154,6 @@ pub(crate) struct ShiftJisEncoder;
 impl EncodeHandler for ShiftJisEncoder {
     #[inline]
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
-        encode_two_byte(src, dst, shift_jis_bytes)
+        super::encode_stateless(src, dst, |c| shift_jis_bytes(c).map(u32::from))
     }
 }

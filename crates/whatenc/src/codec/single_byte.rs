@@ -1,7 +1,7 @@
 //! The single-byte decoder and encoder, shared by the 28 legacy single-byte
 //! encodings (`encoding.bs` § "Legacy single-byte encodings").
 
-use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
 
 /// The single-byte decoder. It has no state: each byte is one code point or an error.
 #[derive(Debug, Clone)]
@@ -18,33 +18,10 @@ impl SingleByteDecoder {
 impl DecodeHandler for SingleByteDecoder {
     #[inline]
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, _last: bool) -> (Status, usize) {
+        // Steps 1–2 (end-of-queue, ASCII) are the shared loop's; step 3 is the index
+        // code point for byte − 0x80, where 0 stands for null.
         let table = &self.index.decode;
-        let mut pos = 0;
-        loop {
-            // Bulk-copy the ASCII run, then map non-ASCII bytes one lookup each.
-            pos += dst.copy_ascii(&src[pos..]);
-            loop {
-                let Some(&byte) = src.get(pos) else {
-                    return (Status::InputEmpty, pos);
-                };
-                if byte < 0x80 {
-                    break;
-                }
-                if dst.room() < S::STEP {
-                    return (Status::OutputFull, pos);
-                }
-                // Step 3: the index code point for byte − 0x80; 0 stands for null.
-                let code_point = table[(byte - 0x80) as usize];
-                pos += 1;
-                if code_point == 0 {
-                    return (Status::Error { len: 1, restored: 0 }, pos);
-                }
-                dst.push_bmp(code_point);
-            }
-            if dst.room() < S::STEP {
-                return (Status::OutputFull, pos);
-            }
-        }
+        super::decode_single_bytes(src, dst, |byte| Some(table[(byte - 0x80) as usize]).filter(|&c| c != 0))
     }
 }
 
@@ -63,27 +40,10 @@ impl SingleByteEncoder {
 impl EncodeHandler for SingleByteEncoder {
     #[inline]
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
+        // Steps 1–2 (end-of-queue, ASCII) are the shared loop's; then the index
+        // pointer + 0x80, or error with the code point.
         let index = self.index;
-        loop {
-            dst.copy_ascii_from(src);
-            if dst.room() < ENCODE_STEP {
-                return if src.remaining() == 0 { EncodeStatus::InputEmpty } else { EncodeStatus::OutputFull };
-            }
-            let Some((c, len)) = src.peek() else {
-                return EncodeStatus::InputEmpty;
-            };
-            src.advance(len);
-            if (c as u32) < 0x80 {
-                // copy_ascii stopped only because of room; cannot happen with room ≥ STEP,
-                // but stay exact regardless.
-                dst.push(c as u8);
-                continue;
-            }
-            match index.pointer(c) {
-                Some(byte) => dst.push(byte),
-                None => return EncodeStatus::Unmappable(c),
-            }
-        }
+        super::encode_stateless(src, dst, |c| index.pointer(c).map(u32::from))
     }
 }
 

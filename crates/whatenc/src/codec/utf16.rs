@@ -68,7 +68,7 @@ impl DecodeHandler for Utf16Decoder {
         let mut pos = 0;
         if let Some(first) = self.leading_byte {
             let Some(&second) = src.first() else {
-                return self.end(last, 0);
+                return self.end(last, 0, dst);
             };
             if dst.room() < S::STEP {
                 return (Status::OutputFull, 0);
@@ -89,7 +89,7 @@ impl DecodeHandler for Utf16Decoder {
                     self.leading_byte = Some(byte);
                     pos += 1;
                 }
-                return self.end(last, pos);
+                return self.end(last, pos, dst);
             }
             if dst.room() < S::STEP {
                 return (Status::OutputFull, pos);
@@ -106,7 +106,11 @@ impl DecodeHandler for Utf16Decoder {
 impl Utf16Decoder {
     /// End of this call's input: at end-of-queue a pending byte or surrogate is one error.
     #[inline]
-    fn end(&mut self, last: bool, pos: usize) -> (Status, usize) {
+    fn end<S: Sink>(&mut self, last: bool, pos: usize, dst: &S) -> (Status, usize) {
+        if last && (self.leading_byte.is_some() || self.leading_surrogate.is_some()) && dst.room() < S::STEP {
+            // The error is a step: it needs room for its U+FFFD.
+            return (Status::OutputFull, pos);
+        }
         if last {
             let pending_bytes = match (self.leading_byte, self.leading_surrogate) {
                 (None, None) => 0,

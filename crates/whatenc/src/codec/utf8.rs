@@ -98,6 +98,9 @@ impl Utf8Decoder {
         while self.bytes_needed != 0 {
             let Some(&byte) = src.get(*pos) else {
                 if last {
+                    if dst.room() < S::STEP {
+                        return Some(Status::OutputFull);
+                    }
                     // End-of-queue with bytes needed: one error.
                     let len = 1 + self.bytes_seen;
                     *self = Utf8Decoder::new();
@@ -164,12 +167,15 @@ impl DecodeHandler for Utf8Decoder {
                 pos += invalid.len();
                 return (Status::Error { len: invalid.len() as u8, restored: 0 }, pos);
             }
-            if window_len < rest.len() {
-                // The window, cut by the room, may have cut a sequence: stop here.
+            if window_len < rest.len() && !valid.is_empty() {
+                // The window, cut by the room, may have cut a sequence: stop here, after
+                // the progress made.
                 return (Status::OutputFull, pos);
             }
-            // The input ends in a maximal subpart or a truncated sequence: the state
-            // machine tells them apart, and keeps a truncated one for the next call.
+            // The input ends in a maximal subpart or a truncated sequence, or the room
+            // cut the window inside the first sequence: the state machine, one byte at a
+            // time with its own room checks, tells them apart and keeps a truncated
+            // sequence for the next call.
             if let Some(status) = self.start_sequence(src, &mut pos, dst, last) {
                 return (status, pos);
             }

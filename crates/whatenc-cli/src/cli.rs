@@ -1,0 +1,293 @@
+//! The command line, defined once with clap's derive API: the parser, `--help`, the
+//! shell completions (`whatenc completions SHELL`) and the man page (`whatenc man`)
+//! all come from these definitions.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Examples shown at the end of `whatenc --help`.
+const EXAMPLES: &str = "\
+Examples:
+  whatenc convert -f shift_jis samples/ja.shift_jis.txt      Shift_JIS to UTF-8 on stdout
+  whatenc convert -t windows-1252 -o notes.1252.txt notes.txt
+  whatenc -f gbk -t utf-8 < in.txt > out.txt                 iconv spelling (convert is implied)
+  whatenc check -f euc-kr samples/ko.euc-kr.txt              list every malformed sequence
+  whatenc list --json                                        every encoding and label, for scripts
+  whatenc label latin1                                       what \"get an encoding\" gives
+  whatenc sniff page.html                                    what the byte order mark says
+  whatenc completions bash > /etc/bash_completion.d/whatenc
+  whatenc man > whatenc.1
+
+Exit status: 0 success; 1 malformed input or unmappable text in fatal mode, or
+`check` found malformed input; 2 usage or I/O error.";
+
+/// Examples for `whatenc convert --help`.
+const CONVERT_EXAMPLES: &str = "\
+Error modes:
+  --errors replacement  decode malformed input as U+FFFD, encode unmappable text
+                        as &#N; (\"html\"): the default, what a browser does
+  --errors html         the same as replacement (the two name the decoder's and
+                        the encoder's non-fatal modes; each applies to its side)
+  --errors fatal        decoder and encoder both \"fatal\": stop at the first
+                        malformed sequence or unmappable character, exit 1
+  --decode-errors, --encode-errors set one side only and override --errors.
+  -c                    drop malformed sequences and unmappable characters (iconv -c)
+
+Examples:
+  whatenc convert -f shift_jis samples/ja.shift_jis.txt
+  whatenc convert -f windows-1251 -t koi8-r -o out.txt in.txt
+  whatenc convert --errors fatal -f euc-jp in.txt > out.txt || echo \"not EUC-JP\"
+  whatenc convert -t iso-2022-jp -c in.txt                    drop what ISO-2022-JP lacks
+  whatenc convert -t utf-16le --utf16-output in.txt > out.utf16
+  cat a.txt b.txt | whatenc convert -f gbk -";
+
+/// Examples for `whatenc check --help`.
+const CHECK_EXAMPLES: &str = "\
+Each malformed sequence is printed as
+  FILE:LINE:COLUMN: byte offset N: malformed sequence XX XX (n bytes)
+LINE counts U+000A line feeds, COLUMN counts Unicode scalar values, both from 1;
+the byte offset counts from 0 at the start of the file (a BOM included).
+
+Examples:
+  whatenc check -f shift_jis samples/ja.shift_jis.txt
+  whatenc check -f utf-8 *.txt && echo \"all valid UTF-8\"
+  curl -s https://example.com/ | whatenc check -f windows-1252 -";
+
+/// Examples for `whatenc list --help`.
+const LIST_EXAMPLES: &str = "\
+Examples:
+  whatenc list
+  whatenc -l                                     iconv spelling
+  whatenc list --json | jq -r '.[].name'";
+
+/// Examples for `whatenc label --help`.
+const LABEL_EXAMPLES: &str = "\
+Examples:
+  whatenc label latin1          windows-1252
+  whatenc label utf-16          UTF-16LE, whose output encoding is UTF-8
+  whatenc label iso-2022-kr     replacement";
+
+/// Examples for `whatenc sniff --help`.
+const SNIFF_EXAMPLES: &str = "\
+Examples:
+  whatenc sniff page.html
+  whatenc sniff *.txt
+  printf '\\xff\\xfeA\\0' | whatenc sniff";
+
+/// Examples for `whatenc completions --help`.
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  whatenc completions bash > ~/.local/share/bash-completion/completions/whatenc
+  whatenc completions zsh > ~/.zfunc/_whatenc
+  whatenc completions fish > ~/.config/fish/completions/whatenc.fish";
+
+/// Examples for `whatenc man --help`.
+const MAN_EXAMPLES: &str = "\
+Examples:
+  whatenc man | man -l -
+  whatenc man > /usr/local/share/man/man1/whatenc.1";
+
+/// The `whatenc` command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "whatenc",
+    version,
+    about = "Convert and inspect text in the encodings of the WHATWG Encoding Standard, exactly as a browser decodes it.",
+    after_help = EXAMPLES,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Convert FILEs (or standard input) from one encoding to another.
+    #[command(after_help = CONVERT_EXAMPLES)]
+    Convert(ConvertArgs),
+    /// Report every malformed byte sequence in FILEs, without converting.
+    #[command(after_help = CHECK_EXAMPLES)]
+    Check(CheckArgs),
+    /// List every encoding with its labels (also `whatenc -l`).
+    #[command(after_help = LIST_EXAMPLES)]
+    List(ListArgs),
+    /// Show what "get an encoding" gives for a label, and its output encoding.
+    #[command(after_help = LABEL_EXAMPLES)]
+    Label(LabelArgs),
+    /// Show what the byte order mark of each FILE says.
+    #[command(after_help = SNIFF_EXAMPLES)]
+    Sniff(SniffArgs),
+    /// Print a shell completion script for SHELL on standard output.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on standard output.
+    #[command(after_help = MAN_EXAMPLES)]
+    Man,
+}
+
+/// An error mode, for `--errors`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Errors {
+    /// Malformed input decodes as U+FFFD (unmappable text still encodes as &#N;).
+    Replacement,
+    /// Unmappable text encodes as &#N; (malformed input still decodes as U+FFFD).
+    Html,
+    /// Stop at the first malformed sequence or unmappable character; exit 1.
+    Fatal,
+}
+
+/// The decoder's error mode, for `--decode-errors`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DecodeErrors {
+    /// Malformed input decodes as U+FFFD.
+    Replacement,
+    /// Stop at the first malformed sequence; exit 1.
+    Fatal,
+}
+
+/// The encoder's error mode, for `--encode-errors`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EncodeErrors {
+    /// Unmappable text encodes as a decimal reference &#N;.
+    Html,
+    /// Stop at the first unmappable character; exit 1.
+    Fatal,
+}
+
+/// When to draw the progress bar, for `--progress`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ProgressWhen {
+    /// When standard error is a terminal and the input is large (a file over 64 MB,
+    /// or a pipe still running after 2 seconds).
+    #[default]
+    Auto,
+    /// Always, whatever standard error is (for testing).
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Input options shared by `convert` and `check`.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// The input encoding: any label of the standard, such as shift_jis, latin1 or gbk.
+    #[arg(short = 'f', long = "from", value_name = "LABEL", default_value = "utf-8")]
+    pub from: String,
+    /// Do not let a byte order mark override --from (by default a UTF-8, UTF-16BE or
+    /// UTF-16LE BOM wins, as the standard's `decode` does, and is removed).
+    #[arg(long)]
+    pub no_bom_sniff: bool,
+    /// Input files; none or `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// Arguments of `whatenc convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Input encoding and files.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The output encoding. An encoding with no encoder (replacement, UTF-16BE,
+    /// UTF-16LE) writes its output encoding, UTF-8, and says so on standard error.
+    #[arg(short = 't', long = "to", value_name = "LABEL", default_value = "utf-8")]
+    pub to: String,
+    /// The error mode of both sides: replacement and html are the default (U+FFFD for
+    /// malformed input, &#N; for unmappable text), fatal stops at the first error.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub errors: Option<Errors>,
+    /// The decoder's error mode alone (overrides --errors for decoding).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub decode_errors: Option<DecodeErrors>,
+    /// The encoder's error mode alone (overrides --errors for encoding).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub encode_errors: Option<EncodeErrors>,
+    /// Drop malformed sequences and unmappable characters silently, as iconv -c does.
+    #[arg(short = 'c', long = "drop", conflicts_with_all = ["errors", "decode_errors", "encode_errors"])]
+    pub drop: bool,
+    /// Write to OUT instead of standard output. The output goes to a temporary file
+    /// next to OUT, renamed to OUT on success (OUT may be one of the inputs).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// With -o, keep the partial output in OUT when conversion stops on an error (by
+    /// default it is removed and OUT is left as it was).
+    #[arg(long, requires = "output")]
+    pub keep_partial: bool,
+    /// Extension to the standard: with -t utf-16le or utf-16be, write UTF-16 in that
+    /// byte order (no BOM) instead of the standard's output encoding, UTF-8.
+    #[arg(long)]
+    pub utf16_output: bool,
+    /// When to draw a progress bar on standard error.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ProgressWhen::Auto)]
+    pub progress: ProgressWhen,
+}
+
+/// Arguments of `whatenc check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Input encoding and files.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Print only the summary line of each file, not each malformed sequence.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// When to draw a progress bar on standard error.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ProgressWhen::Auto)]
+    pub progress: ProgressWhen,
+}
+
+/// Arguments of `whatenc list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print a JSON array of {name, labels, output_encoding, has_encoder,
+    /// ascii_compatible, single_byte} objects instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `whatenc label`.
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    /// A label, such as latin1 or sjis (matched as the standard says: ASCII
+    /// case-insensitively, surrounding ASCII whitespace removed).
+    pub label: String,
+}
+
+/// Arguments of `whatenc sniff`.
+#[derive(Debug, Args)]
+pub struct SniffArgs {
+    /// Files to sniff; none or `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// Arguments of `whatenc completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Rewrites iconv spellings into subcommands: `whatenc -l` is `whatenc list`, and
+/// `whatenc -f X -t Y ...` (a first argument that is one of convert's options) is
+/// `whatenc convert -f X -t Y ...`.
+pub fn iconv_spellings(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let Some(first) = args.get(1).and_then(|a| a.to_str()) else { return args };
+    if first == "-l" || first == "--list" {
+        args[1] = "list".into();
+        return args;
+    }
+    let convert_option = ["-f", "-t", "-c", "-o", "--from", "--to", "--errors", "--drop", "--output"]
+        .iter()
+        .any(|option| first == *option || (first.starts_with(option) && first.len() > option.len()));
+    if convert_option || first == "-" {
+        args.insert(1, "convert".into());
+    }
+    args
+}

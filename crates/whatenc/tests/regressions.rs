@@ -1,0 +1,87 @@
+//! Minimal reproducers of bugs found by the conformance and differential suites.
+//! Each runs the code under test on a watchdog thread, so that a hang fails the
+//! test instead of hanging the suite.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use whatenc::{DecodeProgress, DecoderResult, UTF_8};
+
+/// Runs `f` on another thread; fails if it does not return within a few seconds.
+fn within_time<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(5)).unwrap_or_else(|_| panic!("{what}: did not return (infinite loop)"))
+}
+
+/// The streaming contract: "with at least 4 bytes (UTF-8) or 2 units (UTF-16) of
+/// room, every call makes progress". A UTF-8 decoder writing UTF-16 into a 3-unit
+/// buffer, with a 4-byte sequence next, looped forever: the bulk path cut its
+/// window (as long as the room, 3 bytes) inside the sequence and returned
+/// OutputFull without progress while the room was still >= the sink's STEP (3).
+#[test]
+fn utf8_to_utf16_three_units_before_four_byte_sequence() {
+    for (input, room) in
+        [(&b"\xF0\x9D\x84\x9E"[..], 3usize), (&b"a\xF0\x9D\x84\x9E"[..], 4), (&b"\xF0\x9D\x84\x9Ea"[..], 3)]
+    {
+        let output: Vec<u16> = within_time("decode_to_utf16", move || {
+            let mut decoder = UTF_8.new_decoder();
+            let mut output = Vec::new();
+            let mut read = 0;
+            loop {
+                let mut out = vec![0u16; room];
+                let progress: DecodeProgress = decoder.decode_to_utf16(&input[read..], &mut out, true);
+                assert!(progress.read + progress.written > 0, "no progress with {room} units of room");
+                output.extend_from_slice(&out[..progress.written]);
+                read += progress.read;
+                if progress.result == DecoderResult::InputEmpty {
+                    return output;
+                }
+            }
+        });
+        let expected: Vec<u16> = std::str::from_utf8(input).unwrap().encode_utf16().collect();
+        assert_eq!(output, expected, "{input:02X?} into {room} units");
+    }
+}
+
+/// The same contract for UTF-16 into UTF-8: after a lead surrogate whose next unit
+/// is not a trail surrogate, the unit is restored (encoding.bs, shared UTF-16
+/// decoder step 5). With that restored U+0800 held and an odd byte as the last
+/// input, a 4- or 5-byte buffer got `OutputFull` with nothing read or written on
+/// every call: the one-byte staging step had to emit U+0800 (3 bytes) and the
+/// end-of-queue U+FFFD (3 bytes) together, which never fit. Expected: U+0800 in
+/// one call, then U+FFFD.
+#[test]
+fn utf16_restored_unit_then_odd_byte_into_small_utf8_buffer() {
+    for (encoding, input) in [
+        (whatenc::UTF_16LE, &[0x00u8, 0xD8, 0x00, 0x08, 0x81][..]),
+        (whatenc::UTF_16BE, &[0xD8u8, 0x00, 0xFE, 0xFF, 0x81][..]),
+    ] {
+        for room in [4usize, 5] {
+            let text: String = within_time("decode_to_utf8", move || {
+                let mut decoder = encoding.new_decoder();
+                let mut text = String::new();
+                let mut read = 0;
+                for _ in 0..16 {
+                    let mut out = vec![0u8; room];
+                    let progress = decoder.decode_to_utf8(&input[read..], &mut out, true);
+                    text.push_str(std::str::from_utf8(&out[..progress.written]).unwrap());
+                    read += progress.read;
+                    if progress.result == DecoderResult::InputEmpty {
+                        return text;
+                    }
+                    assert!(
+                        progress.read + progress.written > 0,
+                        "no progress with {room} bytes of room after {text:?}"
+                    );
+                }
+                panic!("no end after 16 calls");
+            });
+            let expected =
+                if encoding == whatenc::UTF_16LE { "\u{FFFD}\u{800}\u{FFFD}" } else { "\u{FFFD}\u{FEFF}\u{FFFD}" };
+            assert_eq!(text, expected, "{encoding:?} {input:02X?} into {room} bytes");
+        }
+    }
+}
