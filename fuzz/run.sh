@@ -9,5 +9,5 @@ jobs=${2:-1}
 for target in decode encode; do
   mkdir -p corpus/$target
   echo "== $target for ${seconds}s x $jobs job(s)"
-  cargo +nightly fuzz run "$target" corpus/$target -- -max_total_time="$seconds" -max_len=4096 -jobs="$jobs" -workers="$jobs"
+  cargo +nightly fuzz run "$target" corpus/$target -- -max_total_time="$seconds" -max_len=4096 -timeout=10 -jobs="$jobs" -workers="$jobs"
 done

@@ -450,12 +450,16 @@ pub(crate) fn encode_stateless<S: Source>(
     bytes: impl Fn(char) -> Option<u32>,
 ) -> EncodeStatus {
     loop {
-        dst.copy_ascii_from(src);
         let Some((c, len)) = src.peek() else {
             return EncodeStatus::InputEmpty;
         };
         if dst.room() < ENCODE_STEP {
             return EncodeStatus::OutputFull;
+        }
+        if c.is_ascii() {
+            // A run of ASCII, in bulk (at least this one fits).
+            dst.copy_ascii_from(src);
+            continue;
         }
         src.advance(len);
         match bytes(c) {
