@@ -354,12 +354,27 @@ impl Decoder {
     /// assert_eq!(progress.read, 4);
     /// ```
     pub fn decode_to_string(&mut self, src: &[u8], dst: &mut String, last: bool) -> DecodeProgress {
-        let max = self.max_utf8_buffer_length(src.len()).unwrap_or(usize::MAX);
-        crate::simd::utf8_out::append_to_string(dst, max, |bytes| {
-            let progress = self.run(src, bytes, last);
-            (progress, progress.written)
-        })
-        .0
+        let mut read = 0;
+        let mut written = 0;
+        loop {
+            let rest = &src[read..];
+            let spare = dst.capacity() - dst.len();
+            // The spare capacity is zero-filled before decoding into it; fill what the
+            // input will likely need (a piece at a time) rather than the worst case.
+            let likely = rest.len().saturating_add(rest.len() / 2).saturating_add(64);
+            let worst = self.max_utf8_buffer_length(rest.len()).unwrap_or(usize::MAX);
+            let piece = spare.min(likely).min(worst);
+            let progress = crate::simd::utf8_out::append_to_string(dst, piece, |bytes| {
+                let progress = self.run(rest, bytes, last);
+                (progress, progress.written)
+            })
+            .0;
+            read += progress.read;
+            written += progress.written;
+            if progress.result != DecoderResult::OutputFull || piece == spare {
+                return DecodeProgress { result: progress.result, read, written };
+            }
+        }
     }
 
     /// Decodes all of `src` as the rest of the stream and appends it to `dst`,

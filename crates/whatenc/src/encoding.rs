@@ -278,11 +278,9 @@ impl Encoding {
     /// The input as `str` when decoding cannot change it.
     fn borrowable<'a>(&self, bytes: &'a [u8]) -> Option<&'a str> {
         match self.kind {
-            Kind::Utf8 => core::str::from_utf8(bytes).ok(),
+            Kind::Utf8 => crate::simd::validate_utf8(bytes),
             Kind::Replacement => bytes.is_empty().then_some(""),
-            _ if self.is_ascii_compatible() && crate::simd::scalar::ascii_prefix_len(bytes) == bytes.len() => {
-                core::str::from_utf8(bytes).ok()
-            }
+            _ if self.is_ascii_compatible() && bytes.is_ascii() => crate::simd::validate_utf8(bytes),
             _ => None,
         }
     }

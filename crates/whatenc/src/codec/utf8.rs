@@ -1,9 +1,9 @@
 //! UTF-8 (`encoding.bs` § "UTF-8"): the decoder with the standard's byte ranges and
 //! one U+FFFD per maximal subpart, and the encoder.
 //!
-//! Whole runs are validated in bulk by `core`'s validator (through `utf8_chunks`),
-//! whose split into valid runs and maximal subparts is exactly the standard's
-//! behaviour. The byte-at-a-time state machine from the standard only runs
+//! Whole runs are validated in bulk by simdutf8 (through [`crate::simd`]); where a
+//! run has an error, `core`'s `utf8_chunks` splits it into the valid prefix and the
+//! maximal subpart, which is exactly the standard's behaviour. The byte-at-a-time state machine from the standard only runs
 //! for a sequence that a call boundary cut in two.
 
 use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
@@ -148,6 +148,12 @@ impl DecodeHandler for Utf8Decoder {
             // window as long as the room always fits.
             let window_len = rest.len().min(dst.room());
             let window = &rest[..window_len];
+            if let Some(text) = crate::simd::validate_utf8(window) {
+                // The common case: the whole window is valid.
+                dst.copy_str(text);
+                pos += window_len;
+                continue;
+            }
             let Some(chunk) = window.utf8_chunks().next() else {
                 return (Status::InputEmpty, pos);
             };

@@ -16,3 +16,10 @@ pub(crate) use scalar::{copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_asc
 pub(crate) use scalar::{utf8_to_utf16, utf16_to_utf8};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_64::{copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes};
+
+/// Validates UTF-8 with simdutf8's fastest kernel for this CPU (detected once, at
+/// run time, with `std`); the text when all of `bytes` is valid.
+#[inline]
+pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(bytes).ok()
+}
