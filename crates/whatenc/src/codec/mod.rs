@@ -50,6 +50,17 @@ pub(crate) enum Status {
 pub(crate) trait Sink {
     /// The room a handler needs before it starts one step.
     const STEP: usize;
+    /// The most units one code point of the BMP takes.
+    const MAX_BMP: usize;
+    /// How many steps of at most one BMP code point each fit without checking the
+    /// room again (0 when not even one does).
+    #[inline(always)]
+    fn bmp_steps(&self) -> usize {
+        match self.room().checked_sub(Self::STEP) {
+            Some(spare) => spare / Self::MAX_BMP + 1,
+            None => 0,
+        }
+    }
     /// Units of room left.
     fn room(&self) -> usize;
     /// Units written so far.
@@ -89,6 +100,7 @@ impl Sink for Utf8Sink<'_> {
     // A step writes at most 4 bytes (one astral scalar value, or Big5's two-code-point
     // pairs of 2 + 2 bytes); then 3 for U+FFFD.
     const STEP: usize = 7;
+    const MAX_BMP: usize = 3;
     #[inline(always)]
     fn room(&self) -> usize {
         self.buf.len() - self.pos
@@ -153,6 +165,7 @@ impl<'a> Utf16Sink<'a> {
 impl Sink for Utf16Sink<'_> {
     // A step writes at most 2 units (a surrogate pair or a Big5 pair); then 1 for U+FFFD.
     const STEP: usize = 3;
+    const MAX_BMP: usize = 1;
     #[inline(always)]
     fn room(&self) -> usize {
         self.buf.len() - self.pos
@@ -200,24 +213,31 @@ pub(crate) fn decode_single_bytes<S: Sink>(
     let mut pos = 0;
     loop {
         pos += dst.copy_ascii(&src[pos..]);
-        loop {
-            let Some(&byte) = src.get(pos) else {
-                return (Status::InputEmpty, pos);
-            };
+        if pos == src.len() {
+            return (Status::InputEmpty, pos);
+        }
+        // A run of non-ASCII bytes, in batches that fit without room checks.
+        let steps = dst.bmp_steps();
+        if steps == 0 {
+            return (Status::OutputFull, pos);
+        }
+        let end = src.len().min(pos + steps);
+        while pos < end {
+            let byte = src[pos];
             if byte < 0x80 {
-                break;
-            }
-            if dst.room() < S::STEP {
-                return (Status::OutputFull, pos);
+                // A lone ASCII byte (a space between words) inline; a run in bulk.
+                if src.get(pos + 1).is_some_and(|&next| next < 0x80) {
+                    break;
+                }
+                dst.push_ascii(byte);
+                pos += 1;
+                continue;
             }
             pos += 1;
             match code_point(byte) {
                 Some(c) => dst.push_bmp(c),
                 None => return (Status::Error { len: 1, restored: 0 }, pos),
             }
-        }
-        if dst.room() < S::STEP {
-            return (Status::OutputFull, pos);
         }
     }
 }

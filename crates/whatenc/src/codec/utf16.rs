@@ -131,9 +131,11 @@ impl Utf16Decoder {
     /// returns the bytes consumed.
     #[inline(always)]
     fn copy_bmp_run<S: Sink>(&self, src: &[u8], dst: &mut S) -> usize {
+        // As many whole code units as fit without checking the room again.
+        let units = (src.len() / 2).min(dst.bmp_steps());
         let mut pos = 0;
-        while pos + 1 < src.len() && dst.room() >= S::STEP {
-            let unit = self.unit(src[pos], src[pos + 1]);
+        for pair in src[..units * 2].chunks_exact(2) {
+            let unit = self.unit(pair[0], pair[1]);
             if (0xD800..=0xDFFF).contains(&unit) {
                 break;
             }
