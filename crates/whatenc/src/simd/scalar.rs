@@ -71,18 +71,45 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     let bytes = s.as_bytes();
     let mut read = 0;
     let mut written = 0;
-    while read < bytes.len() {
-        let n = super::copy_ascii_to_utf16(&bytes[read..], &mut dst[written..]);
-        read += n;
-        written += n;
-        let Some(c) = s[read..].chars().next() else {
-            break;
-        };
-        if c.is_ascii() {
-            continue;
+    while let Some(&lead) = bytes.get(read) {
+        // `s` is valid UTF-8, so each lead byte is followed by its continuation bytes.
+        match lead {
+            0x00..=0x7F => {
+                if bytes.get(read + 1).is_some_and(|&next| next < 0x80) {
+                    // A run of ASCII, in bulk.
+                    let n = super::copy_ascii_to_utf16(&bytes[read..], &mut dst[written..]);
+                    read += n;
+                    written += n;
+                } else {
+                    dst[written] = lead as u16;
+                    read += 1;
+                    written += 1;
+                }
+            }
+            0xC0..=0xDF => {
+                dst[written] = ((lead as u16 & 0x1F) << 6) | (bytes[read + 1] as u16 & 0x3F);
+                read += 2;
+                written += 1;
+            }
+            0xE0..=0xEF => {
+                dst[written] = ((lead as u16 & 0x0F) << 12)
+                    | ((bytes[read + 1] as u16 & 0x3F) << 6)
+                    | (bytes[read + 2] as u16 & 0x3F);
+                read += 3;
+                written += 1;
+            }
+            _ => {
+                let c = ((lead as u32 & 0x07) << 18)
+                    | ((bytes[read + 1] as u32 & 0x3F) << 12)
+                    | ((bytes[read + 2] as u32 & 0x3F) << 6)
+                    | (bytes[read + 3] as u32 & 0x3F);
+                let c = c - 0x10000;
+                dst[written] = 0xD800 | (c >> 10) as u16;
+                dst[written + 1] = 0xDC00 | (c & 0x3FF) as u16;
+                read += 4;
+                written += 2;
+            }
         }
-        written += c.encode_utf16(&mut dst[written..]).len();
-        read += c.len_utf8();
     }
     written
 }
@@ -93,20 +120,48 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 pub(crate) fn utf16_to_utf8(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
     let mut read = 0;
     let mut written = 0;
-    loop {
-        let n = super::copy_utf16_ascii_to_bytes(&src[read..], &mut dst[written..]);
-        read += n;
-        written += n;
-        let Some(&unit) = src.get(read) else {
-            break;
-        };
+    while let Some(&unit) = src.get(read) {
+        let room = dst.len() - written;
         if unit < 0x80 {
-            // copy stopped for lack of room
-            break;
+            if room == 0 {
+                break;
+            }
+            if src.get(read + 1).is_some_and(|&next| next < 0x80) {
+                // A run of ASCII, in bulk.
+                let n = super::copy_utf16_ascii_to_bytes(&src[read..], &mut dst[written..]);
+                read += n;
+                written += n;
+            } else {
+                dst[written] = unit as u8;
+                read += 1;
+                written += 1;
+            }
+            continue;
+        }
+        if unit < 0x800 {
+            if room < 2 {
+                break;
+            }
+            dst[written] = 0xC0 | (unit >> 6) as u8;
+            dst[written + 1] = 0x80 | (unit & 0x3F) as u8;
+            read += 1;
+            written += 2;
+            continue;
+        }
+        if !(0xD800..=0xDFFF).contains(&unit) {
+            if room < 3 {
+                break;
+            }
+            dst[written] = 0xE0 | (unit >> 12) as u8;
+            dst[written + 1] = 0x80 | ((unit >> 6) & 0x3F) as u8;
+            dst[written + 2] = 0x80 | (unit & 0x3F) as u8;
+            read += 1;
+            written += 3;
+            continue;
         }
         let (c, units) = crate::codec::read_utf16(unit, src.get(read + 1).copied());
         let len = c.len_utf8();
-        if dst.len() - written < len {
+        if room < len {
             break;
         }
         c.encode_utf8(&mut dst[written..]);
@@ -119,6 +174,7 @@ pub(crate) fn utf16_to_utf8(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::String;
     use alloc::vec;
     use alloc::vec::Vec;
 
@@ -149,7 +205,7 @@ mod tests {
 
     #[test]
     fn transcoders_match_std() {
-        let text = "a\u{e9}\u{4e2d}\u{1F600}zzzzzzzzzzzzzzzzz\u{7f}\u{80}";
+        let text = "a\u{e9}\u{4e2d}\u{1F600}zzzzzzzzzzzzzzzzz\u{7f}\u{80} x\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}y";
         for start in 0..text.len() {
             if !text.is_char_boundary(start) {
                 continue;
@@ -162,6 +218,15 @@ mod tests {
             let mut bytes = vec![0u8; s.len()];
             assert_eq!(utf16_to_utf8(&units, &mut bytes), (units.len(), s.len()));
             assert_eq!(&bytes, s.as_bytes());
+        }
+        // Every output size: whole scalar values only, in order, as far as they fit.
+        let units: Vec<u16> = text.encode_utf16().collect();
+        for size in 0..=text.len() {
+            let mut bytes = vec![0u8; size];
+            let (read, written) = utf16_to_utf8(&units, &mut bytes);
+            let expected = String::from_utf16(&units[..read]).unwrap();
+            assert_eq!(&bytes[..written], expected.as_bytes(), "{size}");
+            assert!(text.len() - written < 4 || written + 4 > size, "{size}: stopped early");
         }
         let lone = [0x61, 0xD800, 0x62, 0xDC00];
         let mut bytes = [0u8; 8];
