@@ -76,6 +76,10 @@ pub(crate) trait Sink {
     /// Writes valid text. The caller has checked that `room() >= s.len()`, which
     /// suffices for both forms (a UTF-8 byte never becomes more than one UTF-16 unit).
     fn copy_str(&mut self, s: &str);
+    /// Writes the code units at the start of UTF-16 bytes (big- or little-endian)
+    /// while they are not surrogates, as far as they fit with [`Sink::STEP`] room to
+    /// spare for the next step; returns the bytes consumed (always even).
+    fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize;
 }
 
 /// A UTF-8 sink over a byte buffer. Only whole scalar values are written.
@@ -148,6 +152,33 @@ impl Sink for Utf8Sink<'_> {
     fn copy_str(&mut self, s: &str) {
         self.copy_utf8(s.as_bytes());
     }
+    #[inline]
+    fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
+        let mut read = 0;
+        loop {
+            // A run of ASCII units in bulk, then other units while they fit unchecked.
+            let ascii = crate::simd::utf16_bytes_ascii_to_bytes(&src[read..], &mut self.buf[self.pos..], big_endian);
+            read += 2 * ascii;
+            self.pos += ascii;
+            let mut others = 0;
+            for pair in src[read..].chunks_exact(2).take(self.bmp_steps()) {
+                let unit = if big_endian {
+                    u16::from_be_bytes([pair[0], pair[1]])
+                } else {
+                    u16::from_le_bytes([pair[0], pair[1]])
+                };
+                if unit < 0x80 || (0xD800..=0xDFFF).contains(&unit) {
+                    break;
+                }
+                self.push_bmp(unit);
+                others += 1;
+            }
+            read += 2 * others;
+            if ascii == 0 && others == 0 {
+                return read;
+            }
+        }
+    }
 }
 
 /// A UTF-16 sink over a code unit buffer. Surrogate pairs are written whole.
@@ -198,6 +229,13 @@ impl Sink for Utf16Sink<'_> {
     #[inline(always)]
     fn copy_str(&mut self, s: &str) {
         self.pos += crate::simd::utf8_to_utf16(s, &mut self.buf[self.pos..]);
+    }
+    #[inline]
+    fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
+        let steps = self.bmp_steps();
+        let n = crate::simd::utf16_bytes_to_units(src, &mut self.buf[self.pos..self.pos + steps], big_endian);
+        self.pos += n;
+        2 * n
     }
 }
 

@@ -131,17 +131,6 @@ impl Utf16Decoder {
     /// returns the bytes consumed.
     #[inline(always)]
     fn copy_bmp_run<S: Sink>(&self, src: &[u8], dst: &mut S) -> usize {
-        // As many whole code units as fit without checking the room again.
-        let units = (src.len() / 2).min(dst.bmp_steps());
-        let mut pos = 0;
-        for pair in src[..units * 2].chunks_exact(2) {
-            let unit = self.unit(pair[0], pair[1]);
-            if (0xD800..=0xDFFF).contains(&unit) {
-                break;
-            }
-            dst.push_bmp(unit);
-            pos += 2;
-        }
-        pos
+        dst.copy_utf16_bmp(src, self.is_be)
     }
 }

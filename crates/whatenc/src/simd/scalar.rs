@@ -64,6 +64,40 @@ pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     n
 }
 
+/// Turns UTF-16 bytes (big- or little-endian) into code units while they are not
+/// surrogates and fit in `dst`; returns the units written (each consumed two bytes).
+#[inline]
+pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
+    let mut n = 0;
+    for (out, pair) in dst.iter_mut().zip(src.chunks_exact(2)) {
+        let unit =
+            if big_endian { u16::from_be_bytes([pair[0], pair[1]]) } else { u16::from_le_bytes([pair[0], pair[1]]) };
+        if (0xD800..=0xDFFF).contains(&unit) {
+            break;
+        }
+        *out = unit;
+        n += 1;
+    }
+    n
+}
+
+/// Narrows the run of ASCII code units at the start of UTF-16 bytes (big- or
+/// little-endian) into `dst` as far as it fits; returns the units copied.
+#[inline]
+pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
+    let mut n = 0;
+    for (out, pair) in dst.iter_mut().zip(src.chunks_exact(2)) {
+        let unit =
+            if big_endian { u16::from_be_bytes([pair[0], pair[1]]) } else { u16::from_le_bytes([pair[0], pair[1]]) };
+        if unit >= 0x80 {
+            break;
+        }
+        *out = unit as u8;
+        n += 1;
+    }
+    n
+}
+
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
 /// Returns the units written.
 #[inline]
