@@ -76,6 +76,32 @@ pub(crate) trait Sink {
     /// Writes valid text. The caller has checked that `room() >= s.len()`, which
     /// suffices for both forms (a UTF-8 byte never becomes more than one UTF-16 unit).
     fn copy_str(&mut self, s: &str);
+    /// Decodes bytes of a single-byte encoding (`table[byte - 0x80]`, 0 for null)
+    /// while they fit with [`Sink::STEP`] room to spare, until 8 ASCII bytes in a row
+    /// (left to the bulk ASCII copy) or a byte that is null in the table. Returns the
+    /// bytes consumed (the null byte, if any, is not).
+    #[inline(always)]
+    fn decode_single_byte_run(&mut self, src: &[u8], table: &[u16; 128]) -> usize {
+        let end = src.len().min(self.bmp_steps());
+        let mut streak = 0;
+        for (i, &byte) in src[..end].iter().enumerate() {
+            if byte < 0x80 {
+                streak += 1;
+                if streak == 8 {
+                    return i;
+                }
+                self.push_ascii(byte);
+                continue;
+            }
+            streak = 0;
+            let code_point = table[(byte - 0x80) as usize];
+            if code_point == 0 {
+                return i;
+            }
+            self.push_bmp(code_point);
+        }
+        end
+    }
     /// Writes the code units at the start of UTF-16 bytes (big- or little-endian)
     /// while they are not surrogates, as far as they fit with [`Sink::STEP`] room to
     /// spare for the next step; returns the bytes consumed (always even).
@@ -306,6 +332,8 @@ pub(crate) trait Source {
     fn copy_utf8(&mut self, dst: &mut [u8]) -> usize;
     /// A source of just the next scalar value (empty if this one is).
     fn head(&self) -> Self;
+    /// Whether the next unit is ASCII (false when the source is empty).
+    fn next_is_ascii(&self) -> bool;
 }
 
 /// A [`Source`] over `&str`.
@@ -365,6 +393,10 @@ impl Source for StrSource<'_> {
         let len = self.peek().map_or(0, |(_, len)| len);
         StrSource::new(&self.rest()[..len])
     }
+    #[inline(always)]
+    fn next_is_ascii(&self) -> bool {
+        self.src.as_bytes().get(self.pos).is_some_and(u8::is_ascii)
+    }
 }
 
 /// A [`Source`] over UTF-16 code units; a lone surrogate reads as U+FFFD.
@@ -413,6 +445,10 @@ impl Source for Utf16Source<'_> {
     fn head(&self) -> Self {
         let len = self.peek().map_or(0, |(_, len)| len);
         Utf16Source::new(&self.src[self.pos..self.pos + len])
+    }
+    #[inline(always)]
+    fn next_is_ascii(&self) -> bool {
+        self.src.get(self.pos).is_some_and(|&unit| unit < 0x80)
     }
 }
 
@@ -515,8 +551,12 @@ pub(crate) fn encode_stateless<S: Source>(
             return EncodeStatus::OutputFull;
         }
         if c.is_ascii() {
-            // A run of ASCII, in bulk (at least this one fits).
-            dst.copy_ascii_from(src);
+            // A lone ASCII character (a space between words) inline; a run in bulk.
+            src.advance(1);
+            dst.push(c as u8);
+            if src.next_is_ascii() {
+                dst.copy_ascii_from(src);
+            }
             continue;
         }
         src.advance(len);

@@ -18,10 +18,26 @@ impl SingleByteDecoder {
 impl DecodeHandler for SingleByteDecoder {
     #[inline]
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, _last: bool) -> (Status, usize) {
-        // Steps 1–2 (end-of-queue, ASCII) are the shared loop's; step 3 is the index
-        // code point for byte − 0x80, where 0 stands for null.
         let table = &self.index.decode;
-        super::decode_single_bytes(src, dst, |byte| Some(table[(byte - 0x80) as usize]).filter(|&c| c != 0))
+        let mut pos = 0;
+        loop {
+            // Step 2: ASCII bytes are code points; runs of them in bulk.
+            pos += dst.copy_ascii(&src[pos..]);
+            if pos == src.len() {
+                return (Status::InputEmpty, pos);
+            }
+            if dst.room() < S::STEP {
+                return (Status::OutputFull, pos);
+            }
+            // Step 3: the index code point for byte − 0x80, while it is not null.
+            pos += dst.decode_single_byte_run(&src[pos..], table);
+            if let Some(&byte) = src.get(pos) {
+                if byte >= 0x80 && table[(byte - 0x80) as usize] == 0 && dst.room() >= S::STEP {
+                    // Step 4: null is an error.
+                    return (Status::Error { len: 1, restored: 0 }, pos + 1);
+                }
+            }
+        }
     }
 }
 
