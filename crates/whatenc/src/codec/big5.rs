@@ -105,7 +105,7 @@ impl DecodeHandler for Big5Decoder {
             }
         }
         loop {
-            pos += dst.copy_ascii(&src[pos..]);
+            pos += dst.copy_ascii_run(&src[pos..]);
             let Some(&byte) = src.get(pos) else {
                 return (Status::InputEmpty, pos);
             };

@@ -86,7 +86,7 @@ pub(super) fn decode_lead_byte<H: LeadByteHandler, S: Sink>(
     let mut pos = 0;
     loop {
         if handler.is_initial() {
-            pos += dst.copy_ascii(&src[pos..]);
+            pos += dst.copy_ascii_run(&src[pos..]);
         }
         loop {
             let Some(&byte) = src.get(pos) else {
@@ -105,8 +105,14 @@ pub(super) fn decode_lead_byte<H: LeadByteHandler, S: Sink>(
             }
             if handler.is_initial() {
                 if byte < 0x80 {
-                    // Back to the bulk copy, which copies at least this byte.
-                    break;
+                    if src.get(pos + 1).is_some_and(u8::is_ascii) {
+                        // A run: back to the bulk copy, which copies at least this byte.
+                        break;
+                    }
+                    // A lone ASCII byte (a space between words) inline.
+                    dst.push_ascii(byte);
+                    pos += 1;
+                    continue;
                 }
                 if let Some((code_point, len)) = H::sequence(&src[pos..]) {
                     dst.push_bmp(code_point);

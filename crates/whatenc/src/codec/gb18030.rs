@@ -276,7 +276,7 @@ impl DecodeHandler for Gb18030Decoder {
             // The state is initial and nothing is pending: take whole sequences
             // straight from `src`.
             loop {
-                pos += dst.copy_ascii(&src[pos..]);
+                pos += dst.copy_ascii_run(&src[pos..]);
                 let rest = &src[pos..];
                 let Some(&lead) = rest.first() else {
                     return (Status::InputEmpty, pos);

@@ -73,6 +73,17 @@ pub(crate) trait Sink {
     fn push_char(&mut self, c: char);
     /// Copies the longest ASCII prefix of `src` that fits; returns its length.
     fn copy_ascii(&mut self, src: &[u8]) -> usize;
+    /// [`Sink::copy_ascii`], called only when `src` starts with at least two ASCII
+    /// bytes, so that text whose characters are separated by nothing or by a lone
+    /// space does not pay for a bulk call per character. Callers handle a lone ASCII
+    /// byte themselves.
+    #[inline(always)]
+    fn copy_ascii_run(&mut self, src: &[u8]) -> usize {
+        match src {
+            [first, second, ..] if first.is_ascii() && second.is_ascii() => self.copy_ascii(src),
+            _ => 0,
+        }
+    }
     /// Writes valid text. The caller has checked that `room() >= s.len()`, which
     /// suffices for both forms (a UTF-8 byte never becomes more than one UTF-16 unit).
     fn copy_str(&mut self, s: &str);
