@@ -2,7 +2,7 @@
 //! and § "Legacy hooks for standards"), named as the standard names them.
 //!
 //! Each hook takes the whole input at once (an immediate I/O queue); for streams,
-//! use a [`Decoder`](crate::Decoder) or [`Encoder`](crate::Encoder) with the same
+//! use a [`Decoder`](crate::Decoder) or [`Encoder`] with the same
 //! options.
 
 use alloc::borrow::Cow;
