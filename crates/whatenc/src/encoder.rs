@@ -279,8 +279,13 @@ impl Encoder {
         let mut read = 0;
         loop {
             let old_len = dst.len();
-            let want = self.max_buffer_length_from_utf8(src.len() - read).unwrap_or(usize::MAX);
-            dst.resize(old_len + want.clamp(ENCODE_STEP * 2, 1 << 20), 0);
+            // The piece is zero-filled before encoding into it: size it for what the
+            // text will likely need (legacy encodings never take more bytes than UTF-8
+            // except for escapes and references), not the worst case; OutputFull loops.
+            let rest = src.len() - read;
+            let worst = self.max_buffer_length_from_utf8(rest).unwrap_or(usize::MAX);
+            let likely = rest.saturating_add(rest / 8).saturating_add(ENCODE_STEP * 2);
+            dst.resize(old_len + worst.min(likely).min(1 << 20), 0);
             let progress = self.encode_from_utf8(&src[read..], &mut dst[old_len..], last);
             dst.truncate(old_len + progress.written);
             read += progress.read;
