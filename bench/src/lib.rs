@@ -7,7 +7,7 @@
 //! mode, and checked against encoding_rs's output.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use whatenc::Encoding;
 
@@ -167,22 +167,32 @@ impl Settings {
 
     /// Runs `f` (which processes `input_len` bytes of input) repeatedly for the set
     /// time, `repetitions` times; returns the median throughput in MB/s of input.
+    ///
+    /// Time is this thread's CPU time, not wall time, so that time the scheduler
+    /// gives to other processes (a build on the other core) is not counted.
     pub fn measure(&self, input_len: usize, mut f: impl FnMut() -> usize) -> f64 {
         std::hint::black_box(f());
         let mut rates: Vec<f64> = (0..self.repetitions)
             .map(|_| {
-                let start = Instant::now();
+                let start = thread_cpu_time();
                 let mut iterations = 0u64;
-                while start.elapsed() < self.duration {
+                let mut elapsed = Duration::ZERO;
+                while elapsed < self.duration {
                     std::hint::black_box(f());
                     iterations += 1;
+                    elapsed = thread_cpu_time() - start;
                 }
-                (input_len as f64 * iterations as f64) / start.elapsed().as_secs_f64() / 1e6
+                (input_len as f64 * iterations as f64) / elapsed.as_secs_f64() / 1e6
             })
             .collect();
         rates.sort_by(f64::total_cmp);
         rates[rates.len() / 2]
     }
+}
+
+/// The CPU time this thread has used.
+fn thread_cpu_time() -> Duration {
+    cpu_time::ThreadTime::now().as_duration()
 }
 
 /// Prints one result line: `RESULT\tdocument\top\timplementation\tMB/s`.

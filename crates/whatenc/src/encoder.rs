@@ -95,6 +95,8 @@ pub struct EncodeProgress {
 ///   surrogate is encoded as U+FFFD.
 /// - The output holds only whole steps of the encoder: a character's bytes (with any
 ///   escape sequence it needs) are written whole or not at all.
+/// - Only `dst[..written]` is output: the bulk kernels store whole vectors, so up to
+///   16 bytes after it may have been overwritten.
 /// - The call returns when all input is consumed ([`EncoderResult::InputEmpty`]),
 ///   when the next step does not fit ([`EncoderResult::OutputFull`]), or, in "fatal"
 ///   mode, right after an unmappable scalar value ([`EncoderResult::Unmappable`]).

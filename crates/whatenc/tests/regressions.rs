@@ -85,3 +85,31 @@ fn utf16_restored_unit_then_odd_byte_into_small_utf8_buffer() {
         }
     }
 }
+
+/// The bulk kernels store whole words and vectors past the output; `decode_to_str`
+/// must still leave the whole `str` valid, whatever characters the buffer held and
+/// wherever the output ends.
+#[test]
+fn decode_to_str_keeps_the_rest_of_the_buffer_valid() {
+    let text = "Ελληνικά 한국어 テキスト plain ascii text here, ÀÉÎõü 中文 😀 end";
+    let inputs: Vec<(&'static whatenc::Encoding, Vec<u8>)> = vec![
+        (whatenc::UTF_16LE, text.encode_utf16().flat_map(u16::to_le_bytes).collect()),
+        (whatenc::UTF_16BE, text.encode_utf16().flat_map(u16::to_be_bytes).collect()),
+        (whatenc::UTF_8, text.as_bytes().to_vec()),
+    ];
+    for fill in ["x", "é", "中", "😀", "a中é"] {
+        for (encoding, bytes) in &inputs {
+            for size in 0..text.len() + 40 {
+                let mut buf: String = fill.repeat(size / fill.len() + 1);
+                while buf.len() > size {
+                    buf.pop();
+                }
+                let progress = encoding.new_decoder().decode_to_str(bytes, buf.as_mut_str(), true);
+                // `buf` is a `String`: re-check its bytes from scratch.
+                let check = std::str::from_utf8(buf.as_bytes());
+                assert!(check.is_ok(), "{} {fill} {size}", encoding.name());
+                assert!(text.as_bytes().starts_with(&buf.as_bytes()[..progress.written]));
+            }
+        }
+    }
+}

@@ -191,30 +191,14 @@ impl Sink for Utf8Sink<'_> {
     }
     #[inline]
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
-        let mut read = 0;
-        loop {
-            // A run of ASCII units in bulk, then other units while they fit unchecked.
-            let ascii = crate::simd::utf16_bytes_ascii_to_bytes(&src[read..], &mut self.buf[self.pos..], big_endian);
-            read += 2 * ascii;
-            self.pos += ascii;
-            let mut others = 0;
-            for pair in src[read..].chunks_exact(2).take(self.bmp_steps()) {
-                let unit = if big_endian {
-                    u16::from_be_bytes([pair[0], pair[1]])
-                } else {
-                    u16::from_le_bytes([pair[0], pair[1]])
-                };
-                if unit < 0x80 || (0xD800..=0xDFFF).contains(&unit) {
-                    break;
-                }
-                self.push_bmp(unit);
-                others += 1;
-            }
-            read += 2 * others;
-            if ascii == 0 && others == 0 {
-                return read;
-            }
-        }
+        let out = &mut self.buf[self.pos..];
+        let (read, written) = if big_endian {
+            crate::simd::bmp_to_utf8(crate::simd::ByteUnits::<true>(src), out, Self::STEP)
+        } else {
+            crate::simd::bmp_to_utf8(crate::simd::ByteUnits::<false>(src), out, Self::STEP)
+        };
+        self.pos += written;
+        2 * read
     }
 }
 

@@ -7,19 +7,21 @@
 //! every alignment.
 
 pub(crate) mod scalar;
+pub(crate) mod utf16_to_utf8;
 pub(crate) mod utf8_out;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
+pub(crate) use scalar::utf8_to_utf16;
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use scalar::{
-    copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, utf16_bytes_ascii_to_bytes,
+    block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, utf16_bytes_ascii_to_bytes,
     utf16_bytes_to_units,
 };
-pub(crate) use scalar::{utf8_to_utf16, utf16_to_utf8};
+pub(crate) use utf16_to_utf8::{ByteUnits, bmp_to_utf8, utf16_to_utf8};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_64::{
-    copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, utf16_bytes_ascii_to_bytes,
+    block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, utf16_bytes_ascii_to_bytes,
     utf16_bytes_to_units,
 };
 

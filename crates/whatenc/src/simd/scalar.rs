@@ -148,65 +148,23 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     written
 }
 
-/// Transcodes UTF-16 to UTF-8, whole scalar values only, while they fit; a lone
-/// surrogate becomes U+FFFD. Returns (units read, bytes written).
+/// Writes eight code units that are not surrogates as UTF-8 at the start of `out`;
+/// returns the bytes written (the rest of `out` may be overwritten).
 #[inline]
-pub(crate) fn utf16_to_utf8(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
-    let mut read = 0;
+#[cfg_attr(all(target_arch = "x86_64", not(test)), expect(dead_code, reason = "the twin of the SSE2 kernel"))]
+pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
     let mut written = 0;
-    while let Some(&unit) = src.get(read) {
-        let room = dst.len() - written;
-        if unit < 0x80 {
-            if room == 0 {
-                break;
-            }
-            if src.get(read + 1).is_some_and(|&next| next < 0x80) {
-                // A run of ASCII, in bulk.
-                let n = super::copy_utf16_ascii_to_bytes(&src[read..], &mut dst[written..]);
-                read += n;
-                written += n;
-            } else {
-                dst[written] = unit as u8;
-                read += 1;
-                written += 1;
-            }
-            continue;
-        }
-        if unit < 0x800 {
-            if room < 2 {
-                break;
-            }
-            dst[written] = 0xC0 | (unit >> 6) as u8;
-            dst[written + 1] = 0x80 | (unit & 0x3F) as u8;
-            read += 1;
-            written += 2;
-            continue;
-        }
-        if !(0xD800..=0xDFFF).contains(&unit) {
-            if room < 3 {
-                break;
-            }
-            dst[written] = 0xE0 | (unit >> 12) as u8;
-            dst[written + 1] = 0x80 | ((unit >> 6) & 0x3F) as u8;
-            dst[written + 2] = 0x80 | (unit & 0x3F) as u8;
-            read += 1;
-            written += 3;
-            continue;
-        }
-        let (c, units) = crate::codec::read_utf16(unit, src.get(read + 1).copied());
-        let len = c.len_utf8();
-        if room < len {
-            break;
-        }
-        c.encode_utf8(&mut dst[written..]);
-        written += len;
-        read += units;
+    for unit in block {
+        let (word, n) = super::utf16_to_utf8::packed_utf8(unit);
+        out[written..written + 4].copy_from_slice(&word.to_le_bytes());
+        written += n;
     }
-    (read, written)
+    written
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::utf16_to_utf8;
     use super::*;
     use alloc::string::String;
     use alloc::vec;

@@ -8,6 +8,9 @@
 
 use alloc::string::String;
 
+/// How far past the bytes it reports a writer may leave scratch bytes.
+pub(crate) const SCRATCH: usize = 16;
+
 /// Lets `write` fill a prefix of `dst`'s bytes with valid UTF-8 and return how many
 /// it wrote; keeps `dst` valid UTF-8 afterwards (and on unwinding).
 pub(crate) fn write_into_str<R>(dst: &mut str, write: impl FnOnce(&mut [u8]) -> (R, usize)) -> (R, usize) {
@@ -24,14 +27,20 @@ pub(crate) fn write_into_str<R>(dst: &mut str, write: impl FnOnce(&mut [u8]) -> 
         }
     }
     // SAFETY: the bytes are valid UTF-8 again before this function returns: `write`
-    // leaves whole scalar values in `[..written]`, the continuation bytes that an
-    // overwritten character may have left right after it are zeroed, and the guard
+    // leaves whole scalar values in `[..written]`, the scratch bytes after them and
+    // the continuation bytes that an overwritten character may have left after those
+    // are zeroed, and the guard
     // zeroes everything if `write` panics.
     let bytes = unsafe { dst.as_bytes_mut() };
     let mut guard = Guard { bytes, done: false };
     let (result, written) = write(guard.bytes);
     debug_assert!(core::str::from_utf8(&guard.bytes[..written]).is_ok());
-    for byte in guard.bytes[written..].iter_mut().take(3) {
+    // The writers may leave scratch bytes right after the output (a kernel's whole
+    // word or vector store), never further than `SCRATCH`: zero those, then the
+    // continuation bytes of a character that the output or the scratch cut.
+    let scratch_end = guard.bytes.len().min(written + SCRATCH);
+    guard.bytes[written..scratch_end].fill(0);
+    for byte in guard.bytes[scratch_end..].iter_mut().take(3) {
         if (*byte as i8) >= -0x40 {
             break; // not a continuation byte: a character starts here
         }

@@ -3,9 +3,10 @@
 //! against it.
 
 use core::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16,
-    _mm_set1_epi16, _mm_setzero_si128, _mm_slli_epi16, _mm_srli_epi16, _mm_storeu_si128, _mm_unpackhi_epi8,
-    _mm_unpacklo_epi8,
+    __m128i, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8,
+    _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi32, _mm_setzero_si128, _mm_slli_epi16,
+    _mm_slli_epi32, _mm_srli_epi16, _mm_srli_epi32, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16,
+    _mm_unpacklo_epi8, _mm_unpacklo_epi16,
 };
 
 const LANES: usize = 16;
@@ -22,14 +23,13 @@ pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
             let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             (vector, _mm_movemask_epi8(vector))
         };
-        if mask != 0 {
-            let n = mask.trailing_zeros() as usize;
-            dst[pos..pos + n].copy_from_slice(&src[pos..pos + n]);
-            return pos + n;
-        }
+        // The whole block is stored; bytes after the ASCII prefix are scratch.
         let out = &mut dst[pos..pos + LANES];
         // SAFETY: `out` holds 16 writable bytes.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), vector) };
+        if mask != 0 {
+            return pos + mask.trailing_zeros() as usize;
+        }
         pos += LANES;
     }
     pos + super::scalar::copy_ascii_to_ascii(&src[pos..limit], &mut dst[pos..limit])
@@ -47,13 +47,7 @@ pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
             let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             (vector, _mm_movemask_epi8(vector))
         };
-        if mask != 0 {
-            let n = mask.trailing_zeros() as usize;
-            for (out, &byte) in dst[pos..pos + n].iter_mut().zip(&src[pos..pos + n]) {
-                *out = byte as u16;
-            }
-            return pos + n;
-        }
+        // The whole block is stored; units after the ASCII prefix are scratch.
         let out = &mut dst[pos..pos + LANES];
         // SAFETY: `out` holds 16 writable u16s, i.e. two 16-byte vectors.
         unsafe {
@@ -61,6 +55,9 @@ pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
             let ptr = out.as_mut_ptr().cast::<__m128i>();
             _mm_storeu_si128(ptr, _mm_unpacklo_epi8(vector, zero));
             _mm_storeu_si128(ptr.add(1), _mm_unpackhi_epi8(vector, zero));
+        }
+        if mask != 0 {
+            return pos + mask.trailing_zeros() as usize;
         }
         pos += LANES;
     }
@@ -75,23 +72,39 @@ pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     while pos + LANES <= limit {
         let block = &src[pos..pos + LANES];
         // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors.
-        let (packed, all_ascii) = unsafe {
+        let (packed, ascii) = unsafe {
             let ptr = block.as_ptr().cast::<__m128i>();
             let low = _mm_loadu_si128(ptr);
             let high = _mm_loadu_si128(ptr.add(1));
-            let non_ascii = _mm_and_si128(_mm_or_si128(low, high), _mm_set1_epi16(0xFF80u16 as i16));
-            let all_ascii = _mm_movemask_epi8(_mm_cmpeq_epi16(non_ascii, _mm_setzero_si128())) == 0xFFFF;
-            (_mm_packus_epi16(low, high), all_ascii)
+            (_mm_packus_epi16(low, high), ascii_units_mask(low, high))
         };
-        if !all_ascii {
-            break;
-        }
+        // The whole block is stored; bytes after the ASCII prefix are scratch.
         let out = &mut dst[pos..pos + LANES];
         // SAFETY: `out` holds 16 writable bytes.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), packed) };
+        if ascii != 0xFFFF {
+            return pos + ascii.trailing_ones() as usize;
+        }
         pos += LANES;
     }
     pos + super::scalar::copy_utf16_ascii_to_bytes(&src[pos..limit], &mut dst[pos..limit])
+}
+
+/// One bit per code unit of the 16 in `low` then `high`, set when it is ASCII.
+///
+/// # Safety
+/// SSE2 is always there on x86_64; the function is `unsafe` only for its intrinsics.
+#[inline(always)]
+unsafe fn ascii_units_mask(low: __m128i, high: __m128i) -> u32 {
+    // SAFETY: register-only SSE2 operations.
+    unsafe {
+        let zero = _mm_setzero_si128();
+        let high_bits = _mm_set1_epi16(0xFF80u16 as i16);
+        let low_ascii = _mm_cmpeq_epi16(_mm_and_si128(low, high_bits), zero);
+        let high_ascii = _mm_cmpeq_epi16(_mm_and_si128(high, high_bits), zero);
+        // Narrow each 16-bit lane's all-ones or zero to one byte, then one bit.
+        _mm_movemask_epi8(_mm_packs_epi16(low_ascii, high_ascii)) as u32
+    }
 }
 
 /// Eight UTF-16 code units from 16 bytes, in native order.
@@ -141,22 +154,84 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
     while n + 16 <= limit {
         let block = &src[n * 2..n * 2 + 32];
         // SAFETY: `block` holds 32 readable bytes.
-        let (packed, all_ascii) = unsafe {
+        let (packed, ascii) = unsafe {
             let low = load_units(&block[..16], big_endian);
             let high = load_units(&block[16..], big_endian);
-            let non_ascii = _mm_and_si128(_mm_or_si128(low, high), _mm_set1_epi16(0xFF80u16 as i16));
-            let all_ascii = _mm_movemask_epi8(_mm_cmpeq_epi16(non_ascii, _mm_setzero_si128())) == 0xFFFF;
-            (_mm_packus_epi16(low, high), all_ascii)
+            (_mm_packus_epi16(low, high), ascii_units_mask(low, high))
         };
-        if !all_ascii {
-            break;
-        }
+        // The whole block is stored; bytes after the ASCII prefix are scratch.
         let out = &mut dst[n..n + 16];
         // SAFETY: `out` holds 16 writable bytes.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), packed) };
+        if ascii != 0xFFFF {
+            return n + ascii.trailing_ones() as usize;
+        }
         n += 16;
     }
     n + super::scalar::utf16_bytes_ascii_to_bytes(&src[n * 2..limit * 2], &mut dst[n..limit], big_endian)
+}
+
+/// Twin of [`super::scalar::block_to_utf8`]: eight code units that are not
+/// surrogates, as UTF-8 at the start of `out`; returns the bytes written.
+#[inline]
+pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
+    // SAFETY: SSE2 is always there on x86_64; `block` holds 16 readable bytes and
+    // `out` 32 writable ones. Each unit's store writes 4 bytes at the running total
+    // of the lengths before it, at most 7 × 3 = 21, so every store ends by byte 25.
+    unsafe {
+        let units = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+        let zero = _mm_setzero_si128();
+        let below_0x80 = _mm_cmpeq_epi16(_mm_and_si128(units, _mm_set1_epi16(0xFF80u16 as i16)), zero);
+        let below_0x800 = _mm_cmpeq_epi16(_mm_and_si128(units, _mm_set1_epi16(0xF800u16 as i16)), zero);
+        let lead = _mm_or_si128(_mm_srli_epi16(units, 6), _mm_set1_epi16(0xC0));
+        let trail = _mm_or_si128(_mm_and_si128(units, _mm_set1_epi16(0x3F)), _mm_set1_epi16(0x80));
+        if _mm_movemask_epi8(below_0x800) == 0xFFFF && _mm_movemask_epi8(below_0x80) == 0 {
+            // Eight two-byte sequences: lead and trail byte in each 16-bit lane.
+            let pairs = _mm_or_si128(lead, _mm_slli_epi16(trail, 8));
+            _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), pairs);
+            return 16;
+        }
+        // One to three bytes per unit, as a little-endian word in a 32-bit lane.
+        let mut words = [0u32; 8];
+        for (half, (units, (below_0x80, below_0x800))) in [
+            (
+                _mm_unpacklo_epi16(units, zero),
+                (_mm_unpacklo_epi16(below_0x80, below_0x80), _mm_unpacklo_epi16(below_0x800, below_0x800)),
+            ),
+            (
+                _mm_unpackhi_epi16(units, zero),
+                (_mm_unpackhi_epi16(below_0x80, below_0x80), _mm_unpackhi_epi16(below_0x800, below_0x800)),
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let low6 = _mm_or_si128(_mm_and_si128(units, _mm_set1_epi32(0x3F)), _mm_set1_epi32(0x80));
+            let middle6 =
+                _mm_or_si128(_mm_and_si128(_mm_srli_epi32(units, 6), _mm_set1_epi32(0x3F)), _mm_set1_epi32(0x80));
+            let two =
+                _mm_or_si128(_mm_or_si128(_mm_srli_epi32(units, 6), _mm_set1_epi32(0xC0)), _mm_slli_epi32(low6, 8));
+            let three = _mm_or_si128(
+                _mm_or_si128(_mm_srli_epi32(units, 12), _mm_set1_epi32(0xE0)),
+                _mm_or_si128(_mm_slli_epi32(middle6, 8), _mm_slli_epi32(low6, 16)),
+            );
+            // ASCII where below 0x80, else two bytes where below 0x800, else three.
+            let one_or_two = _mm_or_si128(_mm_and_si128(below_0x80, units), _mm_andnot_si128(below_0x80, two));
+            let word = _mm_or_si128(_mm_and_si128(below_0x800, one_or_two), _mm_andnot_si128(below_0x800, three));
+            _mm_storeu_si128(words.as_mut_ptr().add(4 * half).cast::<__m128i>(), word);
+        }
+        // Lengths: 3, less one for each bound the unit is below (a true lane is −1).
+        let lengths = _mm_add_epi16(_mm_add_epi16(_mm_set1_epi16(3), below_0x80), below_0x800);
+        let mut lens = [0u16; 8];
+        _mm_storeu_si128(lens.as_mut_ptr().cast::<__m128i>(), lengths);
+        let mut written = 0;
+        let ptr = out.as_mut_ptr();
+        for (word, len) in words.into_iter().zip(lens) {
+            ptr.add(written).cast::<u32>().write_unaligned(word.to_le());
+            written += len as usize;
+        }
+        written
+    }
 }
 
 #[cfg(test)]
@@ -180,17 +255,17 @@ mod tests {
                         src.iter().map(|&b| if b >= 0x80 { 0x100 + b as u16 } else { b as u16 }).collect();
                     for out_len in [0, len / 2, len, len + 5] {
                         let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
-                        assert_eq!(super::copy_ascii_to_ascii(src, &mut a), scalar::copy_ascii_to_ascii(src, &mut b));
-                        assert_eq!(a, b);
+                        let n = super::copy_ascii_to_ascii(src, &mut a);
+                        assert_eq!(n, scalar::copy_ascii_to_ascii(src, &mut b));
+                        assert_eq!(a[..n], b[..n]);
                         let (mut a, mut b) = (alloc::vec![0u16; out_len], alloc::vec![0u16; out_len]);
-                        assert_eq!(super::copy_ascii_to_utf16(src, &mut a), scalar::copy_ascii_to_utf16(src, &mut b));
-                        assert_eq!(a, b);
+                        let n = super::copy_ascii_to_utf16(src, &mut a);
+                        assert_eq!(n, scalar::copy_ascii_to_utf16(src, &mut b));
+                        assert_eq!(a[..n], b[..n]);
                         let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
-                        assert_eq!(
-                            super::copy_utf16_ascii_to_bytes(&units, &mut a),
-                            scalar::copy_utf16_ascii_to_bytes(&units, &mut b)
-                        );
-                        assert_eq!(a, b);
+                        let n = super::copy_utf16_ascii_to_bytes(&units, &mut a);
+                        assert_eq!(n, scalar::copy_utf16_ascii_to_bytes(&units, &mut b));
+                        assert_eq!(a[..n], b[..n]);
                         let (mut a, mut b) = (alloc::vec![0u16; out_len], alloc::vec![0u16; out_len]);
                         let (mut c, mut d) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
                         for big_endian in [false, true] {
@@ -201,20 +276,36 @@ mod tests {
                                 .collect();
                             for cut in [bytes.len(), bytes.len().saturating_sub(1)] {
                                 let src = &bytes[..cut];
-                                assert_eq!(
-                                    super::utf16_bytes_to_units(src, &mut a, big_endian),
-                                    scalar::utf16_bytes_to_units(src, &mut b, big_endian)
-                                );
-                                assert_eq!(a, b);
-                                assert_eq!(
-                                    super::utf16_bytes_ascii_to_bytes(src, &mut c, big_endian),
-                                    scalar::utf16_bytes_ascii_to_bytes(src, &mut d, big_endian)
-                                );
-                                assert_eq!(c, d);
+                                let n = super::utf16_bytes_to_units(src, &mut a, big_endian);
+                                assert_eq!(n, scalar::utf16_bytes_to_units(src, &mut b, big_endian));
+                                assert_eq!(a[..n], b[..n]);
+                                let n = super::utf16_bytes_ascii_to_bytes(src, &mut c, big_endian);
+                                assert_eq!(n, scalar::utf16_bytes_ascii_to_bytes(src, &mut d, big_endian));
+                                assert_eq!(c[..n], d[..n]);
                             }
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Blocks of every code unit that is not a surrogate, at each of the eight
+    /// positions, with neighbours of each length: the same bytes and length as the
+    /// scalar twin.
+    #[test]
+    fn block_to_utf8_matches_scalar_for_every_unit() {
+        let neighbours =
+            [[0x41u16; 8], [0x3B1; 8], [0xD55C; 8], [0x41, 0x3B1, 0xD55C, 0x20, 0x7FF, 0x800, 0xFFFF, 0x80]];
+        for unit in (0..=u16::MAX).filter(|u| !(0xD800..=0xDFFF).contains(u)) {
+            for (i, base) in neighbours.iter().enumerate() {
+                let mut block = *base;
+                block[unit as usize % 8] = unit;
+                block[(unit as usize + i) % 8] = unit;
+                let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
+                let n = super::block_to_utf8(block, &mut a);
+                assert_eq!(n, scalar::block_to_utf8(block, &mut b), "{unit:#x}");
+                assert_eq!(a[..n], b[..n], "{unit:#x}");
             }
         }
     }

@@ -1,0 +1,260 @@
+//! UTF-16 → UTF-8 transcoding, portable and branch-light: runs of ASCII code units
+//! go through the bulk ASCII kernels, and other blocks of eight code units are
+//! written one unit at a time without a branch on the unit's length (each unit's
+//! one to three UTF-8 bytes are computed as one little-endian word, stored as four
+//! bytes, and the output advanced by the length).
+//!
+//! The code units come from a `&[u16]` (the encoders' UTF-16 input) or from UTF-16
+//! bytes in either byte order (the UTF-16BE/LE decoders' input), through [`Units`].
+
+/// Code units to read, by index.
+pub(crate) trait Units: Copy {
+    /// The number of whole code units.
+    fn len(self) -> usize;
+    /// The code unit at `i` (`i < len`).
+    fn unit(self, i: usize) -> u16;
+    /// The eight code units from `i` (`i + 8 <= len`).
+    fn block(self, i: usize) -> [u16; 8];
+    /// Narrows the run of ASCII code units from `i` into `dst` as far as it fits;
+    /// returns the units copied.
+    fn copy_ascii(self, i: usize, dst: &mut [u8]) -> usize;
+}
+
+/// Native code units.
+#[derive(Clone, Copy)]
+pub(crate) struct NativeUnits<'a>(pub(crate) &'a [u16]);
+
+impl Units for NativeUnits<'_> {
+    #[inline(always)]
+    fn len(self) -> usize {
+        self.0.len()
+    }
+    #[inline(always)]
+    fn unit(self, i: usize) -> u16 {
+        self.0[i]
+    }
+    #[inline(always)]
+    fn block(self, i: usize) -> [u16; 8] {
+        let mut block = [0; 8];
+        block.copy_from_slice(&self.0[i..i + 8]);
+        block
+    }
+    #[inline(always)]
+    fn copy_ascii(self, i: usize, dst: &mut [u8]) -> usize {
+        super::copy_utf16_ascii_to_bytes(&self.0[i..], dst)
+    }
+}
+
+/// UTF-16 bytes, big-endian when `BE`; a trailing odd byte is not a unit.
+#[derive(Clone, Copy)]
+pub(crate) struct ByteUnits<'a, const BE: bool>(pub(crate) &'a [u8]);
+
+impl<const BE: bool> Units for ByteUnits<'_, BE> {
+    #[inline(always)]
+    fn len(self) -> usize {
+        self.0.len() / 2
+    }
+    #[inline(always)]
+    fn unit(self, i: usize) -> u16 {
+        let pair = [self.0[2 * i], self.0[2 * i + 1]];
+        if BE { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) }
+    }
+    #[inline(always)]
+    fn block(self, i: usize) -> [u16; 8] {
+        let bytes: &[u8; 16] = self.0[2 * i..2 * i + 16].try_into().unwrap_or(&[0; 16]);
+        core::array::from_fn(|k| {
+            let pair = [bytes[2 * k], bytes[2 * k + 1]];
+            if BE { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) }
+        })
+    }
+    #[inline(always)]
+    fn copy_ascii(self, i: usize, dst: &mut [u8]) -> usize {
+        super::utf16_bytes_ascii_to_bytes(&self.0[2 * i..], dst, BE)
+    }
+}
+
+/// Whether a code unit is a surrogate (0xD800–0xDFFF).
+#[inline(always)]
+fn is_surrogate(unit: u16) -> bool {
+    unit & 0xF800 == 0xD800
+}
+
+/// The UTF-8 bytes of a code point of the BMP that is not a surrogate, as a
+/// little-endian word (first byte lowest), and their number.
+#[inline(always)]
+pub(crate) fn packed_utf8(unit: u16) -> (u32, usize) {
+    let c = unit as u32;
+    let len = 1 + (c >= 0x80) as usize + (c >= 0x800) as usize;
+    let two = 0x80C0 | (c >> 6) | ((c & 0x3F) << 8);
+    let three = 0x0080_80E0 | (c >> 12) | (((c >> 6) & 0x3F) << 8) | ((c & 0x3F) << 16);
+    // Selected with masks rather than branches: in text where letters and spaces
+    // alternate, the length is not predictable.
+    let at_least_two = ((c >= 0x80) as u32).wrapping_neg();
+    let three_bytes = ((c >= 0x800) as u32).wrapping_neg();
+    let word = (c & !at_least_two) | (two & at_least_two & !three_bytes) | (three & three_bytes);
+    (word, len)
+}
+
+/// Room a block of eight units needs: 8 × 3 bytes, the fourth byte each store
+/// writes beyond the last one, and the room kept before each unit.
+pub(crate) const BLOCK_ROOM: usize = 32;
+
+/// Transcodes the code units of `src` to UTF-8 until the first surrogate, while
+/// `dst` has room for the unit's bytes and at least `min_room` bytes (at most 8)
+/// before each unit; returns (units read, bytes written).
+#[inline(always)]
+pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    debug_assert!(min_room <= 8);
+    let len = src.len();
+    let mut read = 0;
+    let mut written = 0;
+    while read + 8 <= len && dst.len() - written >= BLOCK_ROOM {
+        let block = src.block(read);
+        let any = block.iter().fold(0, |acc, &unit| acc | unit);
+        if any < 0x80 {
+            // A run of ASCII, in bulk (at least this block).
+            let n = src.copy_ascii(read, &mut dst[written..]);
+            read += n;
+            written += n;
+            continue;
+        }
+        if block.iter().fold(false, |acc, &unit| acc | is_surrogate(unit)) {
+            break;
+        }
+        let Some(out) = dst[written..].first_chunk_mut::<BLOCK_ROOM>() else { break };
+        written += super::block_to_utf8(block, out);
+        read += 8;
+    }
+    // The last units, or those up to a surrogate, with exact room checks.
+    while read < len {
+        let unit = src.unit(read);
+        if is_surrogate(unit) {
+            break;
+        }
+        let (word, n) = packed_utf8(unit);
+        if dst.len() - written < n.max(min_room) {
+            break;
+        }
+        dst[written..written + n].copy_from_slice(&word.to_le_bytes()[..n]);
+        written += n;
+        read += 1;
+    }
+    (read, written)
+}
+
+/// Transcodes UTF-16 to UTF-8, whole scalar values only, while they fit; a lone
+/// surrogate becomes U+FFFD. Returns (units read, bytes written).
+#[inline]
+pub(crate) fn utf16_to_utf8(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
+    let mut read = 0;
+    let mut written = 0;
+    loop {
+        let (r, w) = bmp_to_utf8(NativeUnits(&src[read..]), &mut dst[written..], 0);
+        read += r;
+        written += w;
+        let Some(&unit) = src.get(read) else {
+            return (read, written);
+        };
+        if !is_surrogate(unit) {
+            // Out of room.
+            return (read, written);
+        }
+        let (c, units) = crate::codec::read_utf16(unit, src.get(read + 1).copied());
+        let n = c.len_utf8();
+        if dst.len() - written < n {
+            return (read, written);
+        }
+        c.encode_utf8(&mut dst[written..]);
+        written += n;
+        read += units;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::String;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// A naive twin: one scalar value at a time, through `char`.
+    fn naive(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
+        let (mut read, mut written) = (0, 0);
+        while let Some(&unit) = src.get(read) {
+            let (c, units) = crate::codec::read_utf16(unit, src.get(read + 1).copied());
+            if dst.len() - written < c.len_utf8() {
+                break;
+            }
+            written += c.encode_utf8(&mut dst[written..]).len();
+            read += units;
+        }
+        (read, written)
+    }
+
+    #[test]
+    fn packed_utf8_matches_char_for_every_bmp_code_point() {
+        for unit in (0..=0xFFFFu16).filter(|&u| !is_surrogate(u)) {
+            let c = char::from_u32(unit as u32).unwrap();
+            let mut expected = [0u8; 4];
+            let expected = c.encode_utf8(&mut expected).as_bytes();
+            let (word, n) = packed_utf8(unit);
+            assert_eq!(&word.to_le_bytes()[..n], expected, "{unit:#x}");
+        }
+    }
+
+    #[test]
+    fn transcodes_like_the_naive_twin_at_every_offset_and_room() {
+        let text = "a\u{e9}\u{4e2d}\u{1F600}zzzzzzzzzzzzzzzzz\u{7f}\u{80} x\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}y\
+                    \u{3b1}\u{3b2}\u{3b3} \u{3b4}\u{3b5}\u{3b6}\u{3b7}\u{3b8}\u{3b9} \u{d55c}\u{ad6d}\u{c5b4} abc";
+        let mut units: Vec<u16> = text.encode_utf16().collect();
+        units.extend_from_slice(&[0x61, 0xD800, 0x62, 0xDC00, 0xDC00, 0xD800]);
+        for start in 0..units.len() {
+            let src = &units[start..];
+            for size in 0..src.len() * 3 + 4 {
+                let (mut a, mut b) = (vec![0u8; size], vec![0u8; size]);
+                let got = utf16_to_utf8(src, &mut a);
+                assert_eq!(got, naive(src, &mut b), "{start} {size}");
+                assert_eq!(a[..got.1], b[..got.1], "{start} {size}");
+            }
+        }
+        let expected = String::from_utf16_lossy(&units);
+        let mut out = vec![0u8; units.len() * 3];
+        let (read, written) = utf16_to_utf8(&units, &mut out);
+        assert_eq!((read, &out[..written]), (units.len(), expected.as_bytes()));
+    }
+
+    #[test]
+    fn byte_units_stop_at_surrogates_and_keep_min_room() {
+        let units: Vec<u16> =
+            "\u{3b1}b\u{4e2d}\u{4e2d}\u{4e2d}cd\u{7ff}\u{800}aaaaaaaaaaaaaaaaaaaaaaaaaaaa\u{3b1}\u{3b2}"
+                .encode_utf16()
+                .chain([0xD83D, 0xDE00, 0x41])
+                .collect();
+        let surrogate_at = units.iter().position(|&u| is_surrogate(u)).unwrap();
+        for start in 0..surrogate_at {
+            for min_room in [0, 3, 7] {
+                for size in 0..120 {
+                    for be in [false, true] {
+                        let bytes: Vec<u8> = units[start..]
+                            .iter()
+                            .flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() })
+                            .collect();
+                        let mut out = vec![0u8; size];
+                        let (read, written) = if be {
+                            bmp_to_utf8(ByteUnits::<true>(&bytes), &mut out, min_room)
+                        } else {
+                            bmp_to_utf8(ByteUnits::<false>(&bytes), &mut out, min_room)
+                        };
+                        let expected = String::from_utf16(&units[start..start + read]).unwrap();
+                        assert_eq!(&out[..written], expected.as_bytes());
+                        if read < surrogate_at - start {
+                            // Stopped for room: the next unit did not fit with min_room.
+                            let next = char::from_u32(units[start + read] as u32).unwrap().len_utf8();
+                            assert!(size - written < next.max(min_room), "{start} {min_room} {size}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
