@@ -360,6 +360,16 @@ impl Decoder {
     pub fn decode_to_string(&mut self, src: &[u8], dst: &mut String, last: bool) -> DecodeProgress {
         let mut read = 0;
         let mut written = 0;
+        if self.takes_utf8_verbatim() {
+            // Valid UTF-8 in the UTF-8 decoder's initial state is its own output: it goes
+            // straight into the string, with no zero-fill and no second pass.
+            let window = &src[..src.len().min(dst.capacity() - dst.len())];
+            let valid = crate::simd::valid_utf8_prefix(window);
+            dst.push_str(valid);
+            read = valid.len();
+            written = valid.len();
+            self.fed += read as u64;
+        }
         loop {
             let rest = &src[read..];
             let spare = dst.capacity() - dst.len();
@@ -379,6 +389,15 @@ impl Decoder {
                 return DecodeProgress { result: progress.result, read, written };
             }
         }
+    }
+
+    /// Whether the next input bytes, if valid UTF-8, are the output as they are: the
+    /// UTF-8 decoder in its initial state, with no BOM handling or held bytes pending.
+    #[inline]
+    fn takes_utf8_verbatim(&self) -> bool {
+        matches!(&self.codec, DecoderCodec::Utf8(codec) if codec.is_initial())
+            && matches!(self.bom, BomState::Done)
+            && self.replay.start == self.replay.end
     }
 
     /// Decodes all of `src` as the rest of the stream and appends it to `dst`,

@@ -113,3 +113,57 @@ fn decode_to_str_keeps_the_rest_of_the_buffer_valid() {
         }
     }
 }
+
+/// UTF-8 → `String` takes valid input verbatim; error offsets, held sequences and
+/// the BOM must come out as through the general path, whatever the capacity and
+/// wherever the input is cut.
+#[test]
+fn utf8_to_string_fast_path_matches_the_general_path() {
+    use whatenc::{BomHandling, DecoderOptions, ErrorMode};
+    let input = b"\xEF\xBB\xBFa\xC3\xA9\xE4\xB8\xADz\xFF\xE4\xB8b\xF0\x9F\x98\x80\xF0\x9F";
+    for mode in [ErrorMode::Replacement, ErrorMode::Fatal] {
+        for bom in [BomHandling::None, BomHandling::Remove] {
+            let options = DecoderOptions { mode, bom };
+            for split in 0..=input.len() {
+                for capacity in [0, 1, 3, 5, 64] {
+                    // General path: UTF-8 bytes into a big buffer, pieces in order.
+                    let mut expected = Vec::new();
+                    let mut expected_errors = Vec::new();
+                    let mut decoder = whatenc::UTF_8.new_decoder_with(options);
+                    for (chunk, last) in [(&input[..split], false), (&input[split..], true)] {
+                        let mut rest = chunk;
+                        loop {
+                            let mut buf = [0u8; 64];
+                            let progress = decoder.decode_to_utf8(rest, &mut buf, last);
+                            expected.extend_from_slice(&buf[..progress.written]);
+                            rest = &rest[progress.read..];
+                            match progress.result {
+                                DecoderResult::InputEmpty => break,
+                                DecoderResult::Malformed(e) => expected_errors.push(e),
+                                DecoderResult::OutputFull => {}
+                            }
+                        }
+                    }
+                    // decode_to_string with little capacity, growing it on OutputFull.
+                    let mut got = String::with_capacity(capacity);
+                    let mut got_errors = Vec::new();
+                    let mut decoder = whatenc::UTF_8.new_decoder_with(options);
+                    for (chunk, last) in [(&input[..split], false), (&input[split..], true)] {
+                        let mut rest = chunk;
+                        loop {
+                            let progress = decoder.decode_to_string(rest, &mut got, last);
+                            rest = &rest[progress.read..];
+                            match progress.result {
+                                DecoderResult::InputEmpty => break,
+                                DecoderResult::Malformed(e) => got_errors.push(e),
+                                DecoderResult::OutputFull => got.reserve(got.capacity() + 1),
+                            }
+                        }
+                    }
+                    assert_eq!(got.as_bytes(), expected, "{mode:?} {bom:?} {split} {capacity}");
+                    assert_eq!(got_errors, expected_errors, "{mode:?} {bom:?} {split} {capacity}");
+                }
+            }
+        }
+    }
+}

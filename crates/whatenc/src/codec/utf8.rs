@@ -39,6 +39,12 @@ impl Utf8Decoder {
         Utf8Decoder { code_point: 0, bytes_seen: 0, bytes_needed: 0, lower_boundary: 0x80, upper_boundary: 0xBF }
     }
 
+    /// Whether no sequence is pending.
+    #[inline]
+    pub(crate) fn is_initial(&self) -> bool {
+        self.bytes_needed == 0
+    }
+
     /// The standard's handler for one byte (not end-of-queue).
     #[inline]
     fn step(&mut self, byte: u8) -> Step {

@@ -31,3 +31,15 @@ pub(crate) use x86_64::{
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     simdutf8::basic::from_utf8(bytes).ok()
 }
+
+/// The longest prefix of `bytes` that is valid UTF-8 (up to the first error, or to a
+/// sequence cut by the end).
+#[inline]
+pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
+    if let Some(text) = validate_utf8(bytes) {
+        return text;
+    }
+    // Only when there is an error: find it, then take the prefix before it.
+    let valid_up_to = simdutf8::compat::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+    validate_utf8(&bytes[..valid_up_to]).unwrap_or_default()
+}
