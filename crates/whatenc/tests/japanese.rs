@@ -695,3 +695,35 @@ fn encoding_rs_agrees_on_scalar_values() {
     }
     report("encoding", &mismatches);
 }
+
+/// ISO-2022-JP encoder step 3 inside a long ASCII run, which the encoder copies in
+/// bulk: the escape-like byte is still an error at its place, in every state and
+/// whatever the output room.
+#[test]
+fn iso_2022_jp_encoder_stops_bulk_ascii_at_escape_bytes() {
+    for escape in ['\u{0E}', '\u{0F}', '\u{1B}'] {
+        let text = format!("{}{escape}{}日本{}", "a".repeat(40), "b".repeat(20), "c".repeat(30));
+        let expected = format!("{}&#65533;{}\x1B$BF|K\\\x1B(B{}", "a".repeat(40), "b".repeat(20), "c".repeat(30));
+        for size in [14, 15, 20, 33, 64, 200] {
+            let mut encoder = whatenc::ISO_2022_JP.new_encoder_with(whatenc::EncoderErrorMode::Html).unwrap();
+            let mut out = Vec::new();
+            let mut rest = text.as_str();
+            loop {
+                let mut buf = vec![0u8; size];
+                let progress = encoder.encode_from_utf8(rest, &mut buf, true);
+                out.extend_from_slice(&buf[..progress.written]);
+                rest = &rest[progress.read..];
+                if progress.result == whatenc::EncoderResult::InputEmpty {
+                    break;
+                }
+            }
+            assert_eq!(String::from_utf8(out).unwrap(), expected, "{escape:?} {size}");
+            let units: Vec<u16> = text.encode_utf16().collect();
+            let mut encoder = whatenc::ISO_2022_JP.new_encoder().unwrap();
+            let mut buf = vec![0u8; 400];
+            let progress = encoder.encode_from_utf16(&units, &mut buf, true);
+            assert_eq!(progress.result, whatenc::EncoderResult::Unmappable('\u{FFFD}'));
+            assert_eq!((progress.read, &buf[..progress.written]), (41, "a".repeat(40).as_bytes()));
+        }
+    }
+}

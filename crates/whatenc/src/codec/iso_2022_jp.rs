@@ -372,6 +372,45 @@ impl EncodeHandler for Iso2022JpEncoder {
             if let Err(c) = self.step(c, dst) {
                 return EncodeStatus::Unmappable(c);
             }
+            match self.state {
+                EncoderState::Jis0208 => self.jis0208_run(src, dst),
+                EncoderState::Ascii if src.next_is_ascii() => {
+                    // Step 4 for a run of ASCII, in bulk, up to a byte of step 3.
+                    let n = dst.copy_ascii_from(src);
+                    let escapes = dst.last_written(n).iter().position(|b| matches!(b, 0x0E | 0x0F | 0x1B));
+                    if let Some(k) = escapes {
+                        src.retreat(n - k);
+                        dst.uncommit(n - k);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Iso2022JpEncoder {
+    /// In the jis0208 state, the run of scalar values that [`Self::step`] would
+    /// write as a pointer's two bytes without changing state (steps 8 to 10 and 13
+    /// to 15), in a tight loop; stops before anything else.
+    #[inline(always)]
+    fn jis0208_run<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>) {
+        debug_assert_eq!(self.state, EncoderState::Jis0208);
+        while dst.room() >= ENCODE_STEP {
+            let Some((c, len)) = src.peek() else { return };
+            let mut code_point = c as u32;
+            if code_point < 0x80 {
+                return;
+            }
+            if code_point == 0x2212 {
+                code_point = 0xFF0D;
+            }
+            if let 0xFF61..=0xFF9F = code_point {
+                code_point = ISO_2022_JP_KATAKANA[(code_point - 0xFF61) as usize] as u32;
+            }
+            let Some(pointer) = jis0208_pointer(code_point) else { return };
+            src.advance(len);
+            dst.extend(&[(pointer / 94 + 0x21) as u8, (pointer % 94 + 0x21) as u8]);
         }
     }
 }

@@ -320,6 +320,8 @@ pub(crate) trait Source {
     fn peek(&self) -> Option<(char, usize)>;
     /// Consumes `units` units.
     fn advance(&mut self, units: usize);
+    /// Gives back the last `units` units consumed, which were ASCII.
+    fn retreat(&mut self, units: usize);
     /// Copies the longest ASCII prefix that fits into `dst` as bytes; returns its length.
     fn copy_ascii(&mut self, dst: &mut [u8]) -> usize;
     /// Writes as many whole scalar values as fit into `dst` as UTF-8; returns the
@@ -365,6 +367,10 @@ impl Source for StrSource<'_> {
     #[inline(always)]
     fn advance(&mut self, units: usize) {
         self.pos += units;
+    }
+    #[inline(always)]
+    fn retreat(&mut self, units: usize) {
+        self.pos -= units;
     }
     #[inline(always)]
     fn copy_ascii(&mut self, dst: &mut [u8]) -> usize {
@@ -423,6 +429,10 @@ impl Source for Utf16Source<'_> {
     #[inline(always)]
     fn advance(&mut self, units: usize) {
         self.pos += units;
+    }
+    #[inline(always)]
+    fn retreat(&mut self, units: usize) {
+        self.pos -= units;
     }
     #[inline(always)]
     fn copy_ascii(&mut self, dst: &mut [u8]) -> usize {
@@ -518,6 +528,16 @@ impl<'a> ByteSink<'a> {
     #[inline(always)]
     pub(crate) fn commit(&mut self, n: usize) {
         self.pos += n;
+    }
+    /// The last `n` bytes written, to be taken back with [`Self::uncommit`].
+    #[inline(always)]
+    pub(crate) fn last_written(&self, n: usize) -> &[u8] {
+        &self.buf[self.pos - n..self.pos]
+    }
+    /// Takes back the last `n` bytes written.
+    #[inline(always)]
+    pub(crate) fn uncommit(&mut self, n: usize) {
+        self.pos -= n;
     }
     /// Copies the source's ASCII prefix into the buffer.
     #[inline(always)]
