@@ -4,9 +4,9 @@
 
 use core::arch::x86_64::{
     __m128i, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8,
-    _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi32, _mm_setzero_si128, _mm_slli_epi16,
-    _mm_slli_epi32, _mm_srli_epi16, _mm_srli_epi32, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16,
-    _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+    _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128,
+    _mm_shuffle_epi8, _mm_slli_epi16, _mm_slli_epi32, _mm_srli_epi16, _mm_srli_epi32, _mm_storeu_si128,
+    _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
 };
 
 const LANES: usize = 16;
@@ -171,6 +171,59 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
     n + super::scalar::utf16_bytes_ascii_to_bytes(&src[n * 2..limit * 2], &mut dst[n..limit], big_endian)
 }
 
+/// The UTF-8 bytes of four code units (in 32-bit lanes) as little-endian words,
+/// given which are below 0x80 and 0x800 (all-ones lanes).
+///
+/// # Safety
+/// SSE2 is always there on x86_64; the function is `unsafe` only for its intrinsics.
+#[inline(always)]
+unsafe fn utf8_words(units: __m128i, below_0x80: __m128i, below_0x800: __m128i) -> __m128i {
+    // SAFETY: register-only SSE2 operations.
+    unsafe {
+        let low6 = _mm_or_si128(_mm_and_si128(units, _mm_set1_epi32(0x3F)), _mm_set1_epi32(0x80));
+        let middle6 = _mm_or_si128(_mm_and_si128(_mm_srli_epi32(units, 6), _mm_set1_epi32(0x3F)), _mm_set1_epi32(0x80));
+        let two = _mm_or_si128(_mm_or_si128(_mm_srli_epi32(units, 6), _mm_set1_epi32(0xC0)), _mm_slli_epi32(low6, 8));
+        let three = _mm_or_si128(
+            _mm_or_si128(_mm_srli_epi32(units, 12), _mm_set1_epi32(0xE0)),
+            _mm_or_si128(_mm_slli_epi32(middle6, 8), _mm_slli_epi32(low6, 16)),
+        );
+        // ASCII where below 0x80, else two bytes where below 0x800, else three.
+        let one_or_two = _mm_or_si128(_mm_and_si128(below_0x80, units), _mm_andnot_si128(below_0x80, two));
+        _mm_or_si128(_mm_and_si128(below_0x800, one_or_two), _mm_andnot_si128(below_0x800, three))
+    }
+}
+
+/// Whether the CPU has SSSE3 (detected once and cached by `std`; without `std`,
+/// only when the build targets it).
+#[inline(always)]
+fn has_ssse3() -> bool {
+    #[cfg(feature = "std")]
+    {
+        std::is_x86_feature_detected!("ssse3")
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        cfg!(target_feature = "ssse3")
+    }
+}
+
+/// Stores eight three-byte words (two vectors of four) as 24 bytes at the start of
+/// `out`, with SSSE3's byte shuffle.
+///
+/// # Safety
+/// The CPU must have SSSE3.
+#[target_feature(enable = "ssse3")]
+unsafe fn store_three_byte_words(words: [__m128i; 2], out: &mut [u8; 32]) {
+    // The three low bytes of each 32-bit lane, packed; the last four bytes zero.
+    let pack = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    let ptr = out.as_mut_ptr();
+    // SAFETY: stores at 0 and 12 of 16 bytes each end by byte 28 of the 32 in `out`.
+    unsafe {
+        _mm_storeu_si128(ptr.cast::<__m128i>(), _mm_shuffle_epi8(words[0], pack));
+        _mm_storeu_si128(ptr.add(12).cast::<__m128i>(), _mm_shuffle_epi8(words[1], pack));
+    }
+}
+
 /// Twin of [`super::scalar::block_to_utf8`]: eight code units that are not
 /// surrogates, as UTF-8 at the start of `out`; returns the bytes written.
 #[inline]
@@ -192,34 +245,27 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
             return 16;
         }
         // One to three bytes per unit, as a little-endian word in a 32-bit lane.
-        let mut words = [0u32; 8];
-        for (half, (units, (below_0x80, below_0x800))) in [
+        let halves = [
             (
                 _mm_unpacklo_epi16(units, zero),
-                (_mm_unpacklo_epi16(below_0x80, below_0x80), _mm_unpacklo_epi16(below_0x800, below_0x800)),
+                _mm_unpacklo_epi16(below_0x80, below_0x80),
+                _mm_unpacklo_epi16(below_0x800, below_0x800),
             ),
             (
                 _mm_unpackhi_epi16(units, zero),
-                (_mm_unpackhi_epi16(below_0x80, below_0x80), _mm_unpackhi_epi16(below_0x800, below_0x800)),
+                _mm_unpackhi_epi16(below_0x80, below_0x80),
+                _mm_unpackhi_epi16(below_0x800, below_0x800),
             ),
         ]
-        .into_iter()
-        .enumerate()
-        {
-            let low6 = _mm_or_si128(_mm_and_si128(units, _mm_set1_epi32(0x3F)), _mm_set1_epi32(0x80));
-            let middle6 =
-                _mm_or_si128(_mm_and_si128(_mm_srli_epi32(units, 6), _mm_set1_epi32(0x3F)), _mm_set1_epi32(0x80));
-            let two =
-                _mm_or_si128(_mm_or_si128(_mm_srli_epi32(units, 6), _mm_set1_epi32(0xC0)), _mm_slli_epi32(low6, 8));
-            let three = _mm_or_si128(
-                _mm_or_si128(_mm_srli_epi32(units, 12), _mm_set1_epi32(0xE0)),
-                _mm_or_si128(_mm_slli_epi32(middle6, 8), _mm_slli_epi32(low6, 16)),
-            );
-            // ASCII where below 0x80, else two bytes where below 0x800, else three.
-            let one_or_two = _mm_or_si128(_mm_and_si128(below_0x80, units), _mm_andnot_si128(below_0x80, two));
-            let word = _mm_or_si128(_mm_and_si128(below_0x800, one_or_two), _mm_andnot_si128(below_0x800, three));
-            _mm_storeu_si128(words.as_mut_ptr().add(4 * half).cast::<__m128i>(), word);
+        .map(|(units, below_0x80, below_0x800)| utf8_words(units, below_0x80, below_0x800));
+        if _mm_movemask_epi8(below_0x800) == 0 && has_ssse3() {
+            // Eight three-byte sequences (the common case in CJK text): compacted.
+            store_three_byte_words(halves, out);
+            return 24;
         }
+        let mut words = [0u32; 8];
+        _mm_storeu_si128(words.as_mut_ptr().cast::<__m128i>(), halves[0]);
+        _mm_storeu_si128(words.as_mut_ptr().add(4).cast::<__m128i>(), halves[1]);
         // Lengths: 3, less one for each bound the unit is below (a true lane is −1).
         let lengths = _mm_add_epi16(_mm_add_epi16(_mm_set1_epi16(3), below_0x80), below_0x800);
         let mut lens = [0u16; 8];
