@@ -15,7 +15,9 @@ pub fn generate(data: &Data) -> Result<Generated, String> {
     let mut out = String::from(
         "//! The single-byte indexes: `decode[byte - 0x80]` is the index code point (0 for\n\
          //! null); the encoder finds the byte for a code point through `pages[cp / 128]`,\n\
-         //! a page number (0 for none), and `data[(page - 1) * 128 + cp % 128]` (0 for none).\n\n\
+         //! a page number, and `data[page * 128 + cp % 128]` (0 for none). Page 0 of `data`\n\
+         //! is all zeros (for code points of no page) and page 1 is ASCII, the page of\n\
+         //! code points 0 to 127.\n\n\
          use crate::codec::single_byte::SingleByteIndex;\n\n",
     );
     let mut names: Vec<String> =
@@ -36,27 +38,30 @@ pub fn generate(data: &Data) -> Result<Generated, String> {
         }
         let max_page = reverse.keys().next_back().map_or(0, |&cp| cp / PAGE);
         let mut pages = vec![0u32; max_page as usize + 1];
-        let mut page_data: Vec<u32> = Vec::new();
+        // Page 0: nothing; page 1: ASCII, so that every code unit has a page.
+        let mut page_data: Vec<u32> = vec![0; PAGE as usize];
+        page_data.extend(0..PAGE);
+        pages[0] = 1;
         for (&code_point, &pointer) in &reverse {
             let page = (code_point / PAGE) as usize;
             if pages[page] == 0 {
-                page_data.extend(std::iter::repeat_n(0, PAGE as usize));
                 pages[page] = (page_data.len() / PAGE as usize) as u32;
+                page_data.extend(std::iter::repeat_n(0, PAGE as usize));
             }
-            let slot = (pages[page] as usize - 1) * PAGE as usize + (code_point % PAGE) as usize;
+            let slot = pages[page] as usize * PAGE as usize + (code_point % PAGE) as usize;
             page_data[slot] = pointer + 0x80;
         }
-        if pages.len() > 255 && pages.iter().any(|&p| p > 255) {
+        if pages.iter().any(|&p| p > 255) {
             return Err(format!("index-{name}.txt: too many pages"));
         }
         data_bytes += 128 * 2 + pages.len() + page_data.len();
         let id = ident(name);
         writeln!(out, "/// index {name} (Identifier: {}).", index.identifier).unwrap();
-        writeln!(out, "pub(crate) static {id}: SingleByteIndex = SingleByteIndex {{").unwrap();
-        writeln!(out, "    decode: [\n{}    ],", crate::array_body(&hex(&decode))).unwrap();
-        writeln!(out, "    pages: &[\n{}    ],", crate::array_body(&pages)).unwrap();
-        writeln!(out, "    data: &[\n{}    ],", crate::array_body(&hex(&page_data))).unwrap();
-        writeln!(out, "}};\n").unwrap();
+        writeln!(out, "pub(crate) static {id}: SingleByteIndex = SingleByteIndex::new(").unwrap();
+        writeln!(out, "    [\n{}    ],", crate::array_body(&hex(&decode))).unwrap();
+        writeln!(out, "    &[\n{}    ],", crate::array_body(&pages)).unwrap();
+        writeln!(out, "    &[\n{}    ],", crate::array_body(&hex(&page_data))).unwrap();
+        writeln!(out, ");\n").unwrap();
     }
     Ok(Generated { name: "single_byte.rs", body: out, data_bytes })
 }

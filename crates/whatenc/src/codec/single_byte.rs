@@ -1,7 +1,21 @@
 //! The single-byte decoder and encoder, shared by the 28 legacy single-byte
 //! encodings (`encoding.bs` § "Legacy single-byte encodings").
 
-use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+
+/// Bytes per block of the decoder's table loop.
+pub(crate) const BLOCK: usize = 16;
+
+/// How many bytes of a block are not ASCII.
+#[inline(always)]
+fn non_ascii_count(block: &[u8; BLOCK]) -> u64 {
+    // Each byte's top bit moved to its low bit, then all bytes summed into the top one.
+    let [low, high] = [&block[..8], &block[8..]].map(|half| {
+        let word = u64::from_ne_bytes(half.try_into().unwrap_or([0; 8]));
+        (word >> 7) & 0x0101_0101_0101_0101
+    });
+    (low + high).wrapping_mul(0x0101_0101_0101_0101) >> 56
+}
 
 /// The single-byte decoder. It has no state: each byte is one code point or an error.
 #[derive(Debug, Clone)]
@@ -18,19 +32,33 @@ impl SingleByteDecoder {
 impl DecodeHandler for SingleByteDecoder {
     #[inline]
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, _last: bool) -> (Status, usize) {
-        let table = &self.index.decode;
+        let index = self.index;
+        let table = &index.decode;
         let mut pos = 0;
         loop {
-            // Step 2: ASCII bytes are code points; runs of them in bulk.
-            pos += dst.copy_ascii(&src[pos..]);
+            // Step 2: ASCII bytes are code points; runs of them (and, into UTF-16, of
+            // the bytes in the index's linear run) in bulk.
+            pos += dst.copy_single_byte_linear(&src[pos..], index);
             if pos == src.len() {
                 return (Status::InputEmpty, pos);
             }
             if dst.room() < S::STEP {
                 return (Status::OutputFull, pos);
             }
-            // Step 3: the index code point for byte − 0x80, while it is not null.
-            pos += dst.decode_single_byte_run(&src[pos..], table);
+            // Step 3, a block at a time while the blocks are mostly not ASCII and hold
+            // no null (nor 0x00, which the block check cannot tell from null).
+            let mut blocks = dst.bmp_steps() / BLOCK;
+            while blocks > 0 {
+                let Some(block) = src[pos..].first_chunk::<BLOCK>() else { break };
+                if non_ascii_count(block) < S::SINGLE_BYTE_DENSE || !dst.decode_single_byte_block(block, index) {
+                    break;
+                }
+                pos += BLOCK;
+                blocks -= 1;
+            }
+            // Step 3 byte by byte for at most a block: the index code point for
+            // byte − 0x80, while it is not null.
+            pos += dst.decode_single_byte_run(&src[pos..src.len().min(pos + 4 * BLOCK)], table);
             if let Some(&byte) = src.get(pos) {
                 if byte >= 0x80 && table[(byte - 0x80) as usize] == 0 && dst.room() >= S::STEP {
                     // Step 4: null is an error.
@@ -56,34 +84,191 @@ impl SingleByteEncoder {
 impl EncodeHandler for SingleByteEncoder {
     #[inline]
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
+        let index = self.index;
+        if let Some(units) = src.utf16_units() {
+            let (status, read) = encode_utf16(units, dst, index);
+            src.advance(read);
+            return status;
+        }
         // Steps 1–2 (end-of-queue, ASCII) are the shared loop's; then the index
         // pointer + 0x80, or error with the code point.
-        let index = self.index;
         super::encode_stateless(src, dst, |c| index.pointer(c).map(u32::from))
     }
 }
 
-/// The tables of one single-byte index, generated into `tables/single_byte.rs`.
+/// Units per block of the encoder's table loop.
+const UNIT_BLOCK: usize = 16;
+
+/// The encoder's loop over UTF-16: units in the index's linear run (and ASCII) in
+/// bulk, others by table a block at a time. Returns the status and units consumed.
+#[inline]
+fn encode_utf16(units: &[u16], dst: &mut ByteSink<'_>, index: &SingleByteIndex) -> (EncodeStatus, usize) {
+    let mut pos = 0;
+    loop {
+        if pos == units.len() {
+            return (EncodeStatus::InputEmpty, pos);
+        }
+        let room = dst.room();
+        if room < ENCODE_STEP {
+            return (EncodeStatus::OutputFull, pos);
+        }
+        // Every step writes one byte (an error writes none), so this many fit.
+        let steps = (room - ENCODE_STEP + 1).min(units.len() - pos);
+        let bulk = crate::simd::encode_utf16_linear(
+            &units[pos..pos + steps],
+            &mut dst.spare()[..steps],
+            index.run_start,
+            index.run_len,
+            index.run_delta,
+        );
+        dst.commit(bulk);
+        pos += bulk;
+        let steps = steps - bulk;
+        // Then a table block, unless it holds a unit not in the index (or U+0000).
+        if steps >= UNIT_BLOCK {
+            if let Some(block) = units[pos..].first_chunk::<UNIT_BLOCK>() {
+                let mut bytes = [0u8; UNIT_BLOCK];
+                let mut missing = false;
+                for (byte, &unit) in bytes.iter_mut().zip(block) {
+                    *byte = index.byte_for_unit(unit);
+                    missing |= *byte == 0;
+                }
+                if !missing {
+                    dst.extend(&bytes);
+                    pos += UNIT_BLOCK;
+                    continue;
+                }
+            }
+        }
+        // Otherwise units one at a time up to the end of the block.
+        let end = units.len().min(pos + UNIT_BLOCK.min(steps));
+        while pos < end {
+            let unit = units[pos];
+            let byte = index.byte_for_unit(unit);
+            if byte == 0 && unit != 0 {
+                // Not in the index (surrogates never are): error with the scalar value.
+                let (c, len) = super::read_utf16(unit, units.get(pos + 1).copied());
+                return (EncodeStatus::Unmappable(c), pos + len);
+            }
+            dst.push(byte);
+            pos += 1;
+        }
+    }
+}
+
+/// The tables of one single-byte index, generated into `tables/single_byte.rs`, and
+/// tables derived from them at compile time.
 #[derive(Debug)]
 pub(crate) struct SingleByteIndex {
     /// The index code point for each pointer (byte − 0x80); 0 stands for null.
     pub(crate) decode: [u16; 128],
-    /// For each 128-code-point page, its number in `data` plus one (0: no page).
-    pub(crate) pages: &'static [u8],
-    /// Pages of bytes for code points (0: not in the index).
-    pub(crate) data: &'static [u8],
+    /// The code unit of each byte: ASCII, then `decode`.
+    pub(crate) utf16: [u16; 256],
+    /// The UTF-8 of each byte, least significant byte first, with its length in the
+    /// top byte (0 for null, so the whole value is 0 only for null).
+    pub(crate) utf8: [u32; 256],
+    /// For each 128-code-point page of the BMP, its number in `data` (0: the empty page).
+    pages: [u8; 512],
+    /// Pages of bytes for code points (0: not in the index); page 1 is ASCII.
+    data: &'static [u8],
+    /// The longest run of code points (at least 0x80) whose bytes are consecutive:
+    /// its first code point, length, and code point − byte.
+    pub(crate) run_start: u16,
+    pub(crate) run_len: u16,
+    pub(crate) run_delta: u16,
+    /// The byte of `run_start`.
+    pub(crate) run_byte: u8,
 }
 
 impl SingleByteIndex {
+    /// The index from the generated tables: the decode table, the page numbers of
+    /// the code points' pages, and the pages.
+    pub(crate) const fn new(decode: [u16; 128], pages: &'static [u8], data: &'static [u8]) -> Self {
+        let mut utf16 = [0u16; 256];
+        let mut utf8 = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let c = if i < 128 { i as u32 } else { decode[i - 128] as u32 };
+            utf16[i] = c as u16;
+            utf8[i] = if c < 0x80 {
+                if i < 128 { c | 1 << 24 } else { 0 }
+            } else if c < 0x800 {
+                (0xC0 | c >> 6) | (0x80 | (c & 0x3F)) << 8 | 2 << 24
+            } else {
+                (0xE0 | c >> 12) | (0x80 | ((c >> 6) & 0x3F)) << 8 | (0x80 | (c & 0x3F)) << 16 | 3 << 24
+            };
+            i += 1;
+        }
+        let mut bmp_pages = [0u8; 512];
+        let mut i = 0;
+        while i < pages.len() && i < 512 {
+            bmp_pages[i] = pages[i];
+            i += 1;
+        }
+        // The longest run of pointers whose code points are consecutive too (and
+        // whose bytes are what the encoder gives back for them).
+        let (mut run_start, mut run_len, mut run_delta) = (0x80u16, 1u16, 0u16);
+        let mut start = 0;
+        while start < 128 {
+            let first = decode[start];
+            let mut len = 0;
+            while start + len < 128 && first != 0 && decode[start + len] == first + len as u16 && {
+                let c = first as usize + len;
+                data[(bmp_pages[c >> 7] as usize) << 7 | (c & 0x7F)] as usize == start + len + 0x80
+            } {
+                len += 1;
+            }
+            if len as u16 > run_len {
+                (run_start, run_len, run_delta) = (first, len as u16, first.wrapping_sub(start as u16 + 0x80));
+            }
+            start += if len == 0 { 1 } else { len };
+        }
+        let run_byte = run_start.wrapping_sub(run_delta) as u8;
+        SingleByteIndex { decode, utf16, utf8, pages: bmp_pages, data, run_start, run_len, run_delta, run_byte }
+    }
+
     /// The byte for a non-ASCII scalar value: the index pointer + 0x80, if any.
     #[inline(always)]
     pub(crate) fn pointer(&self, c: char) -> Option<u8> {
         let code_point = c as u32;
         let page = *self.pages.get((code_point >> 7) as usize)?;
-        if page == 0 {
-            return None;
-        }
-        let byte = self.data[(page as usize - 1) * 128 + (code_point & 0x7F) as usize];
+        let byte = self.data[(page as usize) << 7 | (code_point & 0x7F) as usize];
         (byte != 0).then_some(byte)
+    }
+
+    /// The byte for a UTF-16 code unit: ASCII is itself, and 0 stands for a code
+    /// point not in the index (or a surrogate).
+    #[inline(always)]
+    pub(crate) fn byte_for_unit(&self, unit: u16) -> u8 {
+        let page = self.pages[(unit >> 7) as usize];
+        self.data.get((page as usize) << 7 | (unit & 0x7F) as usize).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    /// The UTF-8 block loop writes past a character and puts back what was there:
+    /// decoding into a `str` of two- and three-byte characters, at every output
+    /// length, leaves the whole buffer valid and the bytes past the output as they were.
+    #[test]
+    fn utf8_blocks_keep_the_rest_of_a_str() {
+        let bytes: Vec<u8> = (0..200u32).map(|i| if i % 7 == 0 { b' ' } else { 0xE1 + (i % 20) as u8 }).collect();
+        let expected = crate::WINDOWS_1253.decode(&bytes).0.into_owned();
+        for len in 0..expected.len() + 8 {
+            let mut buf: String = "é€".repeat(len / 5 + 2);
+            let original = buf.clone();
+            let progress = crate::WINDOWS_1253.new_decoder().decode_to_str(&bytes, buf.as_mut_str(), true);
+            assert!(expected.starts_with(&buf[..progress.written]), "{len}");
+            // Past the output, only the scratch bytes and then the continuation bytes of
+            // a cut character changed (to zero).
+            let scratch_end = progress.written + crate::simd::utf8_out::SCRATCH;
+            for (i, (&now, &was)) in buf.as_bytes().iter().zip(original.as_bytes()).enumerate().skip(progress.written) {
+                assert!(now == was || (now == 0 && i < scratch_end + 3), "{len} {i}");
+            }
+            assert!(core::str::from_utf8(buf.as_bytes()).is_ok());
+        }
     }
 }

@@ -64,6 +64,47 @@ pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     n
 }
 
+/// Decodes the longest run of bytes of `src` that fits in `dst` and that are ASCII
+/// (written as themselves) or in `start..start + len` (written as `byte + delta`);
+/// returns its length. `start` is at least 0x80.
+#[inline]
+pub(crate) fn decode_linear_to_utf16(src: &[u8], dst: &mut [u16], start: u8, len: u8, delta: u16) -> usize {
+    let limit = src.len().min(dst.len());
+    let mut n = 0;
+    for (out, &byte) in dst[..limit].iter_mut().zip(&src[..limit]) {
+        if byte < 0x80 {
+            *out = byte as u16;
+        } else if byte.wrapping_sub(start) < len {
+            *out = (byte as u16).wrapping_add(delta);
+        } else {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
+/// Encodes the longest run of code units of `src` that fits in `dst` and that are
+/// ASCII (written as themselves) or in `start..start + len` (written as
+/// `unit - delta`); returns its length. `start` is at least 0x80, `len` at least 1,
+/// and every unit of the range minus `delta` is a byte.
+#[inline]
+pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize {
+    let limit = src.len().min(dst.len());
+    let mut n = 0;
+    for (out, &unit) in dst[..limit].iter_mut().zip(&src[..limit]) {
+        if unit < 0x80 {
+            *out = unit as u8;
+        } else if unit.wrapping_sub(start) < len {
+            *out = unit.wrapping_sub(delta) as u8;
+        } else {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
 /// Turns UTF-16 bytes (big- or little-endian) into code units while they are not
 /// surrogates and fit in `dst`; returns the units written (each consumed two bytes).
 #[inline]

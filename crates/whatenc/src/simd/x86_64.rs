@@ -3,10 +3,11 @@
 //! against it.
 
 use core::arch::x86_64::{
-    __m128i, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8,
-    _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128,
-    _mm_shuffle_epi8, _mm_slli_epi16, _mm_slli_epi32, _mm_srli_epi16, _mm_srli_epi32, _mm_storeu_si128,
-    _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+    __m128i, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmpgt_epi8,
+    _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8, _mm_set1_epi16,
+    _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16, _mm_slli_epi32, _mm_srli_epi16,
+    _mm_srli_epi32, _mm_storeu_si128, _mm_sub_epi8, _mm_sub_epi16, _mm_subs_epu8, _mm_subs_epu16, _mm_unpackhi_epi8,
+    _mm_unpackhi_epi16, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
 };
 
 const LANES: usize = 16;
@@ -88,6 +89,96 @@ pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
         pos += LANES;
     }
     pos + super::scalar::copy_utf16_ascii_to_bytes(&src[pos..limit], &mut dst[pos..limit])
+}
+
+/// Twin of [`super::scalar::decode_linear_to_utf16`].
+#[inline]
+pub(crate) fn decode_linear_to_utf16(src: &[u8], dst: &mut [u16], start: u8, len: u8, delta: u16) -> usize {
+    let limit = src.len().min(dst.len());
+    let mut pos = 0;
+    while pos + LANES <= limit {
+        let block = &src[pos..pos + LANES];
+        // SAFETY: `block` holds 16 readable bytes.
+        let (low, high, all_mapped) = unsafe {
+            let bytes = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            let zero = _mm_setzero_si128();
+            if _mm_movemask_epi8(bytes) == 0 {
+                (_mm_unpacklo_epi8(bytes, zero), _mm_unpackhi_epi8(bytes, zero), true)
+            } else {
+                // `byte - start < len` (unsigned) is `(byte - start) -sat (len - 1) == 0`.
+                let offset = _mm_sub_epi8(bytes, _mm_set1_epi8(start as i8));
+                let last = _mm_set1_epi8(len.wrapping_sub(1) as i8);
+                let in_run = _mm_cmpeq_epi8(_mm_subs_epu8(offset, last), zero);
+                let ascii = _mm_cmpgt_epi8(bytes, _mm_set1_epi8(-1));
+                let all_mapped = _mm_movemask_epi8(_mm_or_si128(in_run, ascii)) == 0xFFFF;
+                let delta = _mm_set1_epi16(delta as i16);
+                let add_low = _mm_and_si128(_mm_unpacklo_epi8(in_run, in_run), delta);
+                let add_high = _mm_and_si128(_mm_unpackhi_epi8(in_run, in_run), delta);
+                (
+                    _mm_add_epi16(_mm_unpacklo_epi8(bytes, zero), add_low),
+                    _mm_add_epi16(_mm_unpackhi_epi8(bytes, zero), add_high),
+                    all_mapped,
+                )
+            }
+        };
+        if !all_mapped {
+            break;
+        }
+        let out = &mut dst[pos..pos + LANES];
+        // SAFETY: `out` holds 16 writable u16s, i.e. two 16-byte vectors.
+        unsafe {
+            let ptr = out.as_mut_ptr().cast::<__m128i>();
+            _mm_storeu_si128(ptr, low);
+            _mm_storeu_si128(ptr.add(1), high);
+        }
+        pos += LANES;
+    }
+    pos + super::scalar::decode_linear_to_utf16(&src[pos..limit], &mut dst[pos..limit], start, len, delta)
+}
+
+/// Twin of [`super::scalar::encode_utf16_linear`].
+#[inline]
+pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize {
+    let limit = src.len().min(dst.len());
+    let mut pos = 0;
+    while pos + LANES <= limit {
+        let block = &src[pos..pos + LANES];
+        // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors.
+        let (packed, all_mapped) = unsafe {
+            let ptr = block.as_ptr().cast::<__m128i>();
+            let zero = _mm_setzero_si128();
+            let ascii_bits = _mm_set1_epi16(0xFF80u16 as i16);
+            let start = _mm_set1_epi16(start as i16);
+            // `unit - start < len` (unsigned) is `(unit - start) -sat (len - 1) == 0`.
+            let last = _mm_set1_epi16(len.wrapping_sub(1) as i16);
+            let delta = _mm_set1_epi16(delta as i16);
+            let map = |units: __m128i| {
+                let ascii = _mm_cmpeq_epi16(_mm_and_si128(units, ascii_bits), zero);
+                let in_run = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_sub_epi16(units, start), last), zero);
+                let bytes = _mm_sub_epi16(units, _mm_and_si128(in_run, delta));
+                (bytes, _mm_or_si128(ascii, in_run))
+            };
+            let (low, high) = (_mm_loadu_si128(ptr), _mm_loadu_si128(ptr.add(1)));
+            // All ASCII (the common case) is one test; otherwise each unit is checked.
+            let non_ascii = _mm_and_si128(_mm_or_si128(low, high), ascii_bits);
+            if _mm_movemask_epi8(_mm_cmpeq_epi16(non_ascii, zero)) == 0xFFFF {
+                (_mm_packus_epi16(low, high), true)
+            } else {
+                let (low, low_ok) = map(low);
+                let (high, high_ok) = map(high);
+                let all_mapped = _mm_movemask_epi8(_mm_and_si128(low_ok, high_ok)) == 0xFFFF;
+                (_mm_packus_epi16(low, high), all_mapped)
+            }
+        };
+        if !all_mapped {
+            break;
+        }
+        let out = &mut dst[pos..pos + LANES];
+        // SAFETY: `out` holds 16 writable bytes.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), packed) };
+        pos += LANES;
+    }
+    pos + super::scalar::encode_utf16_linear(&src[pos..limit], &mut dst[pos..limit], start, len, delta)
 }
 
 /// One bit per code unit of the 16 in `low` then `high`, set when it is ASCII.
@@ -352,6 +443,72 @@ mod tests {
                 let n = super::block_to_utf8(block, &mut a);
                 assert_eq!(n, scalar::block_to_utf8(block, &mut b), "{unit:#x}");
                 assert_eq!(a[..n], b[..n], "{unit:#x}");
+            }
+        }
+    }
+
+    /// The linear-run encoder matches its twin for runs at the edges of the unit
+    /// range, with the first unit outside the run at every position and alignment.
+    #[test]
+    fn encode_utf16_linear_matches_scalar() {
+        let runs =
+            [(0x80u16, 1u16, 0u16), (0xA0, 96, 0), (0x410, 64, 0x350), (0x3A3, 44, 0x2D0), (0xFF00, 0x100, 0xFF00)];
+        let specials = [
+            0x7F, 0x80, 0x9F, 0xA0, 0xFF, 0x100, 0x3A2, 0x3A3, 0x3CE, 0x3CF, 0x40F, 0x410, 0x44F, 0x450, 0xD800, 0xFFFF,
+        ];
+        for &(start, len, delta) in &runs {
+            let inside: alloc::vec::Vec<u16> =
+                (0..40u16).map(|i| if i % 3 == 0 { 0x20 + i } else { start + i % len }).collect();
+            for offset in 0..17 {
+                for count in 0..24 {
+                    for bad in (0..=count).step_by(5) {
+                        for &special in &specials {
+                            let mut units = inside[offset..offset + count].to_vec();
+                            if bad < count {
+                                units[bad] = special;
+                            }
+                            for out_len in [0, count / 2, count, count + 3] {
+                                let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
+                                assert_eq!(
+                                    super::encode_utf16_linear(&units, &mut a, start, len, delta),
+                                    scalar::encode_utf16_linear(&units, &mut b, start, len, delta)
+                                );
+                                assert_eq!(a, b);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The linear-run decoder matches its twin, with the first byte outside the
+    /// run at every position and alignment.
+    #[test]
+    fn decode_linear_to_utf16_matches_scalar() {
+        let runs = [(0x80u8, 1u8, 0u16), (0xA0, 96, 0), (0xC0, 64, 0x350), (0xD3, 44, 0x2D0), (0x80, 128, 0xFF00)];
+        for &(start, len, delta) in &runs {
+            let inside: alloc::vec::Vec<u8> =
+                (0..40u8).map(|i| if i % 3 == 0 { 0x20 + i } else { start + i % len }).collect();
+            for offset in 0..17 {
+                for count in 0..24 {
+                    for bad in (0..=count).step_by(5) {
+                        for special in [0x00, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0xD2, 0xD3, 0xFE, 0xFF] {
+                            let mut bytes = inside[offset..offset + count].to_vec();
+                            if bad < count {
+                                bytes[bad] = special;
+                            }
+                            for out_len in [0, count / 2, count, count + 3] {
+                                let (mut a, mut b) = (alloc::vec![0u16; out_len], alloc::vec![0u16; out_len]);
+                                assert_eq!(
+                                    super::decode_linear_to_utf16(&bytes, &mut a, start, len, delta),
+                                    scalar::decode_linear_to_utf16(&bytes, &mut b, start, len, delta)
+                                );
+                                assert_eq!(a, b);
+                            }
+                        }
+                    }
+                }
             }
         }
     }
