@@ -7,16 +7,18 @@
 //! every alignment.
 
 pub(crate) mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod ssse3;
 pub(crate) mod utf8_out;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
+pub(crate) use scalar::utf16_to_utf8;
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use scalar::{
     copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, utf16_bytes_ascii_to_bytes,
     utf16_bytes_to_units,
 };
-pub(crate) use scalar::{utf8_to_utf16, utf16_to_utf8};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_64::{
     copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, utf16_bytes_ascii_to_bytes,
@@ -28,4 +30,15 @@ pub(crate) use x86_64::{
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     simdutf8::basic::from_utf8(bytes).ok()
+}
+
+/// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
+/// Returns the units written. The SSSE3 kernel where the CPU has it.
+#[inline]
+pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if ssse3::available() {
+        return ssse3::utf8_to_utf16(s, dst);
+    }
+    scalar::utf8_to_utf16(s, dst)
 }
