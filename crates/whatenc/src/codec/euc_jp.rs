@@ -86,46 +86,42 @@ pub(super) fn decode_lead_byte<H: LeadByteHandler, S: Sink>(
     let mut pos = 0;
     loop {
         if handler.is_initial() {
+            // ASCII runs in bulk, then whole sequences (and lone ASCII bytes) in
+            // batches with one room check each.
             pos += dst.copy_ascii_run(&src[pos..]);
+            let n = dst.decode_bmp_run(&src[pos..], H::sequence);
+            pos += n;
+            if n != 0 {
+                continue;
+            }
         }
-        loop {
-            let Some(&byte) = src.get(pos) else {
-                if last && !handler.is_initial() {
-                    // End-of-queue with a pending leading byte: one error.
-                    if dst.room() < S::STEP {
-                        return (Status::OutputFull, pos);
-                    }
-                    let len = handler.end_of_queue();
-                    return (Status::Error { len, restored: 0 }, pos);
+        // One step of the byte-at-a-time handler: the batch stopped at the end of
+        // `src`, for room, or at a byte it does not take.
+        let Some(&byte) = src.get(pos) else {
+            if last && !handler.is_initial() {
+                // End-of-queue with a pending leading byte: one error.
+                if dst.room() < S::STEP {
+                    return (Status::OutputFull, pos);
                 }
-                return (Status::InputEmpty, pos);
-            };
-            if dst.room() < S::STEP {
-                return (Status::OutputFull, pos);
+                let len = handler.end_of_queue();
+                return (Status::Error { len, restored: 0 }, pos);
             }
-            if handler.is_initial() {
-                if byte < 0x80 {
-                    if src.get(pos + 1).is_some_and(u8::is_ascii) {
-                        // A run: back to the bulk copy, which copies at least this byte.
-                        break;
-                    }
-                    // A lone ASCII byte (a space between words) inline.
-                    dst.push_ascii(byte);
-                    pos += 1;
-                    continue;
-                }
-                if let Some((code_point, len)) = H::sequence(&src[pos..]) {
-                    dst.push_bmp(code_point);
-                    pos += len;
-                    continue;
-                }
-            }
-            match handler.handle(byte, dst) {
-                Ok(()) => pos += 1,
-                Err(Malformed { len, restore }) => {
-                    // A restored byte is still in `src`: leave it unconsumed.
-                    return (Status::Error { len, restored: 0 }, pos + usize::from(!restore));
-                }
+            return (Status::InputEmpty, pos);
+        };
+        if dst.room() < S::STEP {
+            return (Status::OutputFull, pos);
+        }
+        if handler.is_initial() && byte < 0x80 {
+            // The start of an ASCII run that the bulk copy left.
+            dst.push_ascii(byte);
+            pos += 1;
+            continue;
+        }
+        match handler.handle(byte, dst) {
+            Ok(()) => pos += 1,
+            Err(Malformed { len, restore }) => {
+                // A restored byte is still in `src`: leave it unconsumed.
+                return (Status::Error { len, restored: 0 }, pos + usize::from(!restore));
             }
         }
     }

@@ -17,22 +17,47 @@ impl EucKrDecoder {
     }
 }
 
+/// Index EUC-KR's two tables end to end (computed at compile time), so that a
+/// pointer into either is one lookup without a branch between them.
+static EUC_KR_ROWS: [u16; EUC_KR_LOW.len() + EUC_KR_HIGH.len()] = {
+    let mut table = [0; EUC_KR_LOW.len() + EUC_KR_HIGH.len()];
+    let mut i = 0;
+    while i < EUC_KR_LOW.len() {
+        table[i] = EUC_KR_LOW[i];
+        i += 1;
+    }
+    while i < table.len() {
+        table[i] = EUC_KR_HIGH[i - EUC_KR_LOW.len()];
+        i += 1;
+    }
+    table
+};
+
 /// Decoder steps 3.4 to 3.6: the index code point for pointer
 /// (lead − 0x81) × 190 + (byte − 0x41) in index EUC-KR, if any. The rows from
 /// `EUC_KR_SPLIT_LEAD` on have no code points for trailing bytes below 0xA1, so
 /// their table leaves those out.
 #[inline(always)]
 fn pair(lead: u8, byte: u8) -> Option<u16> {
+    if !(0x41..=0xFE).contains(&byte) {
+        return None;
+    }
     // The tables end with the index's last row (so 0xFE has none).
-    let code_point = if !(0x41..=0xFE).contains(&byte) {
-        return None;
-    } else if lead < EUC_KR_SPLIT_LEAD {
-        *EUC_KR_LOW.get((lead as usize - 0x81) * 190 + (byte as usize - 0x41))?
+    let low = (lead as usize).wrapping_sub(0x81).wrapping_mul(190).wrapping_add(byte as usize - 0x41);
+    let high = (lead as usize)
+        .wrapping_sub(EUC_KR_SPLIT_LEAD as usize)
+        .wrapping_mul(94)
+        .wrapping_add((byte as usize).wrapping_sub(0xA1))
+        .wrapping_add(EUC_KR_LOW.len());
+    // Selects, not branches: which row a character is in is not predictable.
+    let index = if lead < EUC_KR_SPLIT_LEAD {
+        low
     } else if byte >= 0xA1 {
-        *EUC_KR_HIGH.get((lead - EUC_KR_SPLIT_LEAD) as usize * 94 + (byte as usize - 0xA1))?
+        high
     } else {
-        return None;
+        usize::MAX
     };
+    let code_point = *EUC_KR_ROWS.get(index)?;
     (code_point != 0).then_some(code_point)
 }
 

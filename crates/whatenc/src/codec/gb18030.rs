@@ -26,6 +26,20 @@ fn two_byte_code_point(leading: u8, byte: u8) -> Option<u16> {
     (code_point != 0).then_some(code_point)
 }
 
+/// In the initial state: the code point and length of a two-byte sequence (or of
+/// 0x80) at the start of `src` that the handler decodes to one code point; `None`
+/// for anything else.
+#[inline(always)]
+fn two_byte_sequence(src: &[u8]) -> Option<(u16, usize)> {
+    match *src {
+        // Step 5, the second byte not in 0x30 to 0x39.
+        [lead @ 0x81..=0xFE, byte, ..] if !byte.is_ascii_digit() => Some((two_byte_code_point(lead, byte)?, 2)),
+        // Step 7: 0x80 is U+20AC (€).
+        [0x80, ..] => Some((0x20AC, 1)),
+        _ => None,
+    }
+}
+
 /// The pointer of a four-byte sequence (`encoding.bs` § "gb18030 decoder", the
 /// steps for when gb18030 third is not 0x00).
 #[inline(always)]
@@ -277,6 +291,13 @@ impl DecodeHandler for Gb18030Decoder {
             // straight from `src`.
             loop {
                 pos += dst.copy_ascii_run(&src[pos..]);
+                // Two-byte sequences (and lone ASCII bytes) in batches with one room
+                // check each.
+                let n = dst.decode_bmp_run(&src[pos..], two_byte_sequence);
+                pos += n;
+                if n != 0 {
+                    continue;
+                }
                 let rest = &src[pos..];
                 let Some(&lead) = rest.first() else {
                     return (Status::InputEmpty, pos);

@@ -87,6 +87,14 @@ pub(crate) trait Sink {
     /// Writes valid text. The caller has checked that `room() >= s.len()`, which
     /// suffices for both forms (a UTF-8 byte never becomes more than one UTF-16 unit).
     fn copy_str(&mut self, s: &str);
+    /// Decodes whole sequences of a lead-byte encoding in a batch, with one room
+    /// check: at each position, an ASCII byte that is not followed by another is
+    /// written as it is, and any other byte starts a sequence that `sequence` turns
+    /// into a code point of the BMP (not a surrogate) and its length. Stops before two
+    /// ASCII bytes in a row (left to the bulk copy), where `sequence` returns `None`,
+    /// at the end of `src`, or after [`Sink::bmp_steps`] steps. Returns the bytes
+    /// consumed.
+    fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize;
     /// Decodes bytes of a single-byte encoding (`table[byte - 0x80]`, 0 for null)
     /// while they fit with [`Sink::STEP`] room to spare, until 8 ASCII bytes in a row
     /// (left to the bulk ASCII copy) or a byte that is null in the table. Returns the
@@ -242,6 +250,46 @@ impl Sink for Utf8Sink<'_> {
         self.pos = end;
         true
     }
+    #[inline(always)]
+    fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize {
+        // The buffer and position as locals, so that they stay in registers.
+        let steps = self.bmp_steps();
+        let buf = &mut *self.buf;
+        let mut out = self.pos;
+        let mut read = 0;
+        for _ in 0..steps {
+            let Some(&byte) = src.get(read) else { break };
+            if byte < 0x80 {
+                if src.get(read + 1).is_some_and(u8::is_ascii) {
+                    break;
+                }
+                buf[out] = byte;
+                out += 1;
+                read += 1;
+                continue;
+            }
+            let Some((code_point, len)) = sequence(&src[read..]) else { break };
+            read += len;
+            let c = code_point as u32;
+            if c >= 0x800 {
+                let bytes = &mut buf[out..out + 3];
+                bytes[0] = 0xE0 | (c >> 12) as u8;
+                bytes[1] = 0x80 | ((c >> 6) & 0x3F) as u8;
+                bytes[2] = 0x80 | (c & 0x3F) as u8;
+                out += 3;
+            } else if c >= 0x80 {
+                let bytes = &mut buf[out..out + 2];
+                bytes[0] = 0xC0 | (c >> 6) as u8;
+                bytes[1] = 0x80 | (c & 0x3F) as u8;
+                out += 2;
+            } else {
+                buf[out] = c as u8;
+                out += 1;
+            }
+        }
+        self.pos = out;
+        read
+    }
     #[inline]
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
         let out = &mut self.buf[self.pos..];
@@ -336,6 +384,32 @@ impl Sink for Utf16Sink<'_> {
         self.buf[self.pos..self.pos + single_byte::BLOCK].copy_from_slice(&units);
         self.pos += single_byte::BLOCK;
         true
+    }
+    #[inline(always)]
+    fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize {
+        // The buffer and position as locals, so that they stay in registers.
+        let steps = self.bmp_steps();
+        let buf = &mut *self.buf;
+        let mut out = self.pos;
+        let mut read = 0;
+        for _ in 0..steps {
+            let Some(&byte) = src.get(read) else { break };
+            if byte < 0x80 {
+                if src.get(read + 1).is_some_and(u8::is_ascii) {
+                    break;
+                }
+                buf[out] = byte as u16;
+                out += 1;
+                read += 1;
+                continue;
+            }
+            let Some((code_point, len)) = sequence(&src[read..]) else { break };
+            read += len;
+            buf[out] = code_point;
+            out += 1;
+        }
+        self.pos = out;
+        read
     }
     #[inline]
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {

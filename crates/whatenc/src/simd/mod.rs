@@ -7,12 +7,13 @@
 //! every alignment.
 
 pub(crate) mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod ssse3;
 pub(crate) mod utf16_to_utf8;
 pub(crate) mod utf8_out;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
-pub(crate) use scalar::utf8_to_utf16;
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use scalar::{
     block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, decode_linear_to_utf16,
@@ -42,4 +43,15 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
     // Only when there is an error: find it, then take the prefix before it.
     let valid_up_to = simdutf8::compat::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
     validate_utf8(&bytes[..valid_up_to]).unwrap_or_default()
+}
+
+/// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
+/// Returns the units written. The SSSE3 kernel where the CPU has it.
+#[inline]
+pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if ssse3::available() {
+        return ssse3::utf8_to_utf16(s, dst);
+    }
+    scalar::utf8_to_utf16(s, dst)
 }

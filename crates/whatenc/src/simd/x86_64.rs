@@ -284,20 +284,6 @@ unsafe fn utf8_words(units: __m128i, below_0x80: __m128i, below_0x800: __m128i) 
     }
 }
 
-/// Whether the CPU has SSSE3 (detected once and cached by `std`; without `std`,
-/// only when the build targets it).
-#[inline(always)]
-fn has_ssse3() -> bool {
-    #[cfg(feature = "std")]
-    {
-        std::is_x86_feature_detected!("ssse3")
-    }
-    #[cfg(not(feature = "std"))]
-    {
-        cfg!(target_feature = "ssse3")
-    }
-}
-
 /// Stores eight three-byte words (two vectors of four) as 24 bytes at the start of
 /// `out`, with SSSE3's byte shuffle.
 ///
@@ -349,7 +335,7 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
             ),
         ]
         .map(|(units, below_0x80, below_0x800)| utf8_words(units, below_0x80, below_0x800));
-        if _mm_movemask_epi8(below_0x800) == 0 && has_ssse3() {
+        if _mm_movemask_epi8(below_0x800) == 0 && super::ssse3::available() {
             // Eight three-byte sequences (the common case in CJK text): compacted.
             store_three_byte_words(halves, out);
             return 24;

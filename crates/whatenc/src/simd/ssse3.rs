@@ -1,0 +1,368 @@
+//! SSSE3 kernels, chosen at run time (with `std`) where the CPU has SSSE3. Each one
+//! is the twin of a function in [`super::scalar`] and is tested against it.
+//!
+//! [`utf8_to_utf16`] transcodes valid UTF-8 a block at a time: the continuation
+//! bytes among the next 16 tell where the characters of the first 12 end; that
+//! 12-bit mask picks one of the [`PATTERNS`], which gathers the bytes of the first
+//! six characters (when none is longer than two bytes) or the first four (when none
+//! is longer than three) into one lane each with one byte shuffle, where a few
+//! masks and shifts make the code units. A four-byte character goes through the
+//! scalar code. The patterns are computed at compile time from their index.
+
+use core::arch::x86_64::{
+    __m128i, _mm_and_si128, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_srli_epi16, _mm_srli_epi32,
+    _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+};
+
+/// Whether the CPU has SSSE3 (`std` caches the answer); without `std`, only when
+/// the build targets it.
+#[inline(always)]
+pub(crate) fn available() -> bool {
+    #[cfg(feature = "std")]
+    {
+        std::is_x86_feature_detected!("ssse3")
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        cfg!(target_feature = "ssse3")
+    }
+}
+
+/// Patterns 0 to 63: six characters of one or two bytes (bit k of the index set when
+/// character k has two bytes), each in a 16-bit lane: its last byte low, its
+/// leading byte high (zero for ASCII).
+const TWO_BYTE_PATTERNS: usize = 64;
+/// Patterns 64 to 144: four characters of one to three bytes (base-3 digit k of the
+/// index minus 64 is the length of character k minus one), each in a 32-bit lane:
+/// last byte, the one before, the one before that (zero where there are fewer).
+const THREE_BYTE_PATTERNS: usize = 81;
+/// The pattern of four characters of three bytes.
+const FOUR_OF_THREE: u16 = (TWO_BYTE_PATTERNS + THREE_BYTE_PATTERNS - 1) as u16;
+/// The last pattern: a character of four bytes within the first four.
+const FALLBACK: u16 = (TWO_BYTE_PATTERNS + THREE_BYTE_PATTERNS) as u16;
+
+/// The byte shuffle of the pattern at `index` (see the constants above): for each
+/// output byte, the input byte (0x80 for zero).
+const fn pattern(index: usize) -> [u8; 16] {
+    let mut shuffle = [0x80u8; 16];
+    let mut consumed = 0usize;
+    if index < TWO_BYTE_PATTERNS {
+        let mut k = 0;
+        while k < 6 {
+            let len = 1 + ((index >> k) & 1);
+            shuffle[2 * k] = (consumed + len - 1) as u8;
+            if len == 2 {
+                shuffle[2 * k + 1] = consumed as u8;
+            }
+            consumed += len;
+            k += 1;
+        }
+    } else if index < FALLBACK as usize {
+        let mut digits = index - TWO_BYTE_PATTERNS;
+        let mut k = 0;
+        while k < 4 {
+            let len = 1 + digits % 3;
+            digits /= 3;
+            let mut j = 0;
+            while j < len {
+                // Byte j of the lane is the character's byte len − 1 − j.
+                shuffle[4 * k + j] = (consumed + len - 1 - j) as u8;
+                j += 1;
+            }
+            consumed += len;
+            k += 1;
+        }
+    }
+    shuffle
+}
+
+/// Every pattern's byte shuffle, by index.
+static PATTERNS: [[u8; 16]; FALLBACK as usize + 1] = {
+    let mut patterns = [[0; 16]; FALLBACK as usize + 1];
+    let mut i = 0;
+    while i < patterns.len() {
+        patterns[i] = pattern(i);
+        i += 1;
+    }
+    patterns
+};
+
+/// For each 12-bit mask of the bytes that end a character: the pattern index, and
+/// the bytes its characters take times 256.
+static PATTERN_OF_ENDS: [u16; 4096] = {
+    let mut table = [FALLBACK; 4096];
+    let mut ends = 0;
+    while ends < 4096 {
+        // The lengths of the characters that end in the first 12 bytes.
+        let mut lengths = [0usize; 12];
+        let mut count = 0;
+        let mut start = 0;
+        let mut i = 0;
+        while i < 12 {
+            if ends & (1 << i) != 0 {
+                lengths[count] = i + 1 - start;
+                count += 1;
+                start = i + 1;
+            }
+            i += 1;
+        }
+        let mut two = count >= 6;
+        let mut k = 0;
+        while two && k < 6 {
+            two = lengths[k] <= 2;
+            k += 1;
+        }
+        let mut three = count >= 4;
+        let mut k = 0;
+        while three && k < 4 {
+            three = lengths[k] <= 3;
+            k += 1;
+        }
+        if two {
+            let mut index = 0;
+            let mut consumed = 0;
+            let mut k = 0;
+            while k < 6 {
+                index |= (lengths[k] - 1) << k;
+                consumed += lengths[k];
+                k += 1;
+            }
+            table[ends] = (index | (consumed << 8)) as u16;
+        } else if three {
+            let mut index = 0;
+            let mut consumed = 0;
+            let mut k = 4;
+            while k > 0 {
+                k -= 1;
+                index = index * 3 + lengths[k] - 1;
+                consumed += lengths[k];
+            }
+            table[ends] = ((TWO_BYTE_PATTERNS + index) | (consumed << 8)) as u16;
+        }
+        ends += 1;
+    }
+    table
+};
+
+/// Twin of [`super::scalar::utf8_to_utf16`]: transcodes valid UTF-8 to UTF-16; the
+/// caller guarantees `dst.len() >= s.len()`. Returns the units written.
+#[inline]
+pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    // SAFETY: the callers check `available()` first.
+    unsafe { utf8_to_utf16_ssse3(s, dst) }
+}
+
+/// The masks of the bytes that are not ASCII and of the continuation bytes (0x80 to
+/// 0xBF: less than -64 as `i8`) among 16.
+///
+/// # Safety
+/// The CPU must have SSSE3 (SSE2 suffices).
+#[inline]
+#[target_feature(enable = "ssse3")]
+unsafe fn masks(block: &[u8; 16]) -> (u32, u32) {
+    // SAFETY: `block` holds 16 readable bytes.
+    unsafe {
+        let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+        let continuation = _mm_cmplt_epi8(vector, _mm_set1_epi8(-64));
+        (_mm_movemask_epi8(vector) as u32, _mm_movemask_epi8(continuation) as u32)
+    }
+}
+
+/// One step at the start of `bytes[read..read + 16]` (a character boundary):
+/// `ascii` is the number of ASCII bytes there (at least 16 when all are), `ends`
+/// the mask of the bytes that end a character among the first 12. Returns the bytes
+/// read and the units written. `dst[written..]` has room for 16 units.
+///
+/// # Safety
+/// The CPU must have SSSE3.
+#[inline]
+#[target_feature(enable = "ssse3")]
+unsafe fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], written: usize) -> (usize, usize) {
+    let bytes = s.as_bytes();
+    let block: &[u8; 16] = bytes[read..read + 16].try_into().unwrap_or(&[0; 16]);
+    if ascii >= 6 {
+        // An ASCII run (all 16 bytes when `ascii` is 16 or more): widen the block,
+        // keep the run.
+        let out = &mut dst[written..written + 16];
+        // SAFETY: `block` holds 16 readable bytes, `out` 16 writable units, i.e. two
+        // 16-byte vectors.
+        unsafe {
+            let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            let zero = _mm_setzero_si128();
+            let ptr = out.as_mut_ptr().cast::<__m128i>();
+            _mm_storeu_si128(ptr, _mm_unpacklo_epi8(vector, zero));
+            _mm_storeu_si128(ptr.add(1), _mm_unpackhi_epi8(vector, zero));
+        }
+        let n = ascii.min(16) as usize;
+        return (n, n);
+    }
+    let (index, consumed) = if ends & 0xFFF == 0b1001_0010_0100 {
+        // Four characters of three bytes, the common case of CJK text: a branch (not
+        // a lookup) so that the next step need not wait for the table.
+        (FOUR_OF_THREE, 12)
+    } else {
+        let entry = PATTERN_OF_ENDS[ends as usize & 0xFFF];
+        (entry & 0xFF, (entry >> 8) as usize)
+    };
+    let shuffle = &PATTERNS[index as usize];
+    if index < TWO_BYTE_PATTERNS as u16 {
+        let out = &mut dst[written..written + 8];
+        // SAFETY: `block` and `shuffle` hold 16 readable bytes; `out` holds 8
+        // writable units (16 bytes), of which the last two are overwritten later or
+        // lie beyond what is reported written.
+        unsafe {
+            let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            let lanes = _mm_shuffle_epi8(vector, _mm_loadu_si128(shuffle.as_ptr().cast::<__m128i>()));
+            // The last byte's low 7 bits (6 and a zero for a continuation byte), and
+            // the leading byte's low 5 bits above them.
+            let low = _mm_and_si128(lanes, _mm_set1_epi16(0x7F));
+            let high = _mm_srli_epi16(_mm_and_si128(lanes, _mm_set1_epi16(0x1F00)), 2);
+            _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), _mm_or_si128(low, high));
+        }
+        (consumed, 6)
+    } else if index < FALLBACK {
+        let out = &mut dst[written..written + 4];
+        // SAFETY: `block` and `shuffle` hold 16 readable bytes; `out` holds 4
+        // writable units (8 bytes).
+        unsafe {
+            let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            let lanes = _mm_shuffle_epi8(vector, _mm_loadu_si128(shuffle.as_ptr().cast::<__m128i>()));
+            // Last byte: 7 bits (6 and a zero for a continuation byte); the one before:
+            // 6 bits (5 and a zero for a leading byte of two); the leading byte of
+            // three: 4 bits.
+            let low = _mm_and_si128(lanes, _mm_set1_epi32(0x7F));
+            let middle = _mm_srli_epi32(_mm_and_si128(lanes, _mm_set1_epi32(0x3F00)), 2);
+            let high = _mm_srli_epi32(_mm_and_si128(lanes, _mm_set1_epi32(0x0F_0000)), 4);
+            let values = _mm_or_si128(_mm_or_si128(low, middle), high);
+            // The low two bytes of each 32-bit lane.
+            let units =
+                _mm_shuffle_epi8(values, _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
+            _mm_storel_epi64(out.as_mut_ptr().cast::<__m128i>(), units);
+        }
+        (consumed, 4)
+    } else {
+        // A character of four bytes among the first four: one character, scalar.
+        let len = match bytes[read] {
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+        (len, super::scalar::utf8_to_utf16(&s[read..read + len], &mut dst[written..]))
+    }
+}
+
+/// [`utf8_to_utf16`] compiled for SSSE3.
+///
+/// # Safety
+/// The CPU must have SSSE3.
+#[target_feature(enable = "ssse3")]
+unsafe fn utf8_to_utf16_ssse3(s: &str, dst: &mut [u16]) -> usize {
+    let bytes = s.as_bytes();
+    assert!(dst.len() >= bytes.len());
+    let mut read = 0;
+    let mut written = 0;
+    // Each byte read makes at most one unit, so `dst` has room for as many units as
+    // there are bytes left: 16 while a block is read.
+    //
+    // The masks of 64 bytes at once, so that the steps over them depend on each
+    // other only through a table lookup.
+    while read + 64 <= bytes.len() {
+        let (mut non_ascii, mut continuation) = (0u64, 0u64);
+        for i in 0..4 {
+            let block = bytes[read + 16 * i..][..16].try_into().unwrap_or(&[0; 16]);
+            // SAFETY: the CPU has SSSE3.
+            let (n, c) = unsafe { masks(block) };
+            non_ascii |= (n as u64) << (16 * i);
+            continuation |= (c as u64) << (16 * i);
+        }
+        // Byte i ends a character when byte i + 1 starts one.
+        let ends = !continuation >> 1;
+        let mut offset = 0;
+        while offset <= 48 {
+            let ascii = (non_ascii >> offset).trailing_zeros();
+            // SAFETY: the CPU has SSSE3.
+            let (r, w) = unsafe { step(s, read + offset, ascii, (ends >> offset) as u32, dst, written) };
+            offset += r;
+            written += w;
+        }
+        read += offset;
+    }
+    while read + 16 <= bytes.len() {
+        let block = bytes[read..][..16].try_into().unwrap_or(&[0; 16]);
+        // SAFETY: the CPU has SSSE3.
+        let (non_ascii, continuation) = unsafe { masks(block) };
+        let ascii = non_ascii.trailing_zeros();
+        // SAFETY: the CPU has SSSE3.
+        let (r, w) = unsafe { step(s, read, ascii, !continuation >> 1, dst, written) };
+        read += r;
+        written += w;
+    }
+    written + super::scalar::utf8_to_utf16(&s[read..], &mut dst[written..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scalar;
+    use alloc::string::String;
+    use alloc::vec;
+
+    /// Text of characters of every length, in runs and mixed, at every alignment and
+    /// every length, against the scalar twin.
+    #[test]
+    fn utf8_to_utf16_matches_scalar_twin() {
+        if !super::available() {
+            return;
+        }
+        let pieces = [
+            "a",
+            "bc ",
+            "\u{e9}",
+            "\u{436}\u{44b}",
+            "\u{7ff}",
+            "\u{80}",
+            "\u{4e2d}\u{6587}",
+            "\u{800}",
+            "\u{ffff}",
+            "\u{e000}",
+            "\u{1F600}",
+            "\u{10000}",
+            "\u{10ffff}",
+            "  ",
+            "\u{e01}\u{e49}",
+            "xyz0123456789",
+        ];
+        // A pseudo-random mix, plus runs of each piece.
+        let mut text = String::new();
+        let mut state = 12345u32;
+        for _ in 0..400 {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            text.push_str(pieces[(state >> 16) as usize % pieces.len()]);
+        }
+        for piece in pieces {
+            for _ in 0..40 {
+                text.push_str(piece);
+            }
+        }
+        let starts: alloc::vec::Vec<usize> = (0..text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+        for &start in &starts {
+            for len in [0, 1, 5, 15, 16, 17, 31, 40, 100, 400] {
+                let mut end = (start + len).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                let s = &text[start..end];
+                let (mut a, mut b) = (vec![0u16; s.len()], vec![0u16; s.len()]);
+                let n = super::utf8_to_utf16(s, &mut a);
+                assert_eq!(n, scalar::utf8_to_utf16(s, &mut b), "{start} {len}");
+                assert_eq!(a[..n], b[..n], "{start} {len}");
+            }
+        }
+        // Every 12-bit mask of character ends that valid text can make is decoded the
+        // same way: the whole text, once.
+        let mut a = vec![0u16; text.len()];
+        let n = super::utf8_to_utf16(&text, &mut a);
+        assert_eq!(a[..n], text.encode_utf16().collect::<alloc::vec::Vec<_>>()[..]);
+    }
+}
