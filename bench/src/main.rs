@@ -19,8 +19,9 @@ const RUST_ENCODING: &str = "rust-encoding";
 const STD: &str = "std::str::from_utf8";
 const SIMDUTF8: &str = "simdutf8";
 const MEMCPY: &str = "memcpy";
-/// The heading from which an existing report's tail is kept.
-const KEPT_SECTION: &str = "## Command-line tool";
+/// The headings from which an existing report's tail is kept (the first found):
+/// the hand-written profiles and change log, and the command-line figures.
+const KEPT_SECTIONS: [&str; 2] = ["## Profiles and what each change bought", "## Command-line tool"];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,10 +47,13 @@ fn main() {
         }
     }
     if let Some(path) = value("--write") {
-        // Sections that other tools write (the command-line figures) are kept.
+        // Sections written by hand or by other tools (the change log, the command-line
+        // figures) are kept.
         let kept = std::fs::read_to_string(&path)
             .ok()
-            .and_then(|old| old.find(KEPT_SECTION).map(|start| old[start..].to_string()))
+            .and_then(|old| {
+                KEPT_SECTIONS.iter().filter_map(|h| old.find(h)).min().map(|start| old[start..].to_string())
+            })
             .unwrap_or_default();
         let report = format!("{}\n{kept}", report(&settings, &results));
         std::fs::write(&path, report).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -244,8 +248,8 @@ fn report(settings: &Settings, results: &Results) -> String {
     writeln!(out, "- Compiler: {}", command("rustc", &["--version"])).unwrap();
     writeln!(
         out,
-        "- Method: each case runs for {} ms, {} times; the median is shown, in MB/s of input. \
-         Ratio = whatenc / encoding_rs (default build).\n",
+        "- Method: each case runs for {} ms of the thread's CPU time, {} times; the median is \
+         shown, in MB/s of input. Ratio = whatenc / encoding_rs (default build).\n",
         settings.duration.as_millis(),
         settings.repetitions
     )
