@@ -157,15 +157,26 @@ pub(crate) fn decode_table_to_utf16(
     delta: u16,
 ) -> usize {
     use super::scalar::TABLE_BLOCK;
+    let limit = src.len().min(dst.len());
     let mut pos = 0;
-    while let Some(block) = src[pos..].first_chunk::<TABLE_BLOCK>() {
-        let Some(out) = dst[pos..].first_chunk_mut::<TABLE_BLOCK>() else { break };
+    while pos + TABLE_BLOCK <= limit {
+        let block: &[u8; TABLE_BLOCK] = src[pos..pos + TABLE_BLOCK].try_into().unwrap_or(&[0; TABLE_BLOCK]);
+        let out = &mut dst[pos..pos + TABLE_BLOCK];
         let unit = |i: usize| i32::from(table[block[i] as usize]);
-        // SAFETY: `block` holds 16 readable bytes; the rest is register-only SSE2.
+        // SAFETY: `block` holds 16 readable bytes and `out` 16 writable u16s (two 16-byte
+        // vectors); the rest is register-only SSE2.
         let (low, high) = unsafe {
             let bytes = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             let zero = _mm_setzero_si128();
             let (low, high) = (_mm_unpacklo_epi8(bytes, zero), _mm_unpackhi_epi8(bytes, zero));
+            if _mm_movemask_epi8(bytes) == 0 {
+                // All ASCII, the common case, in one test.
+                let ptr = out.as_mut_ptr().cast::<__m128i>();
+                _mm_storeu_si128(ptr, low);
+                _mm_storeu_si128(ptr.add(1), high);
+                pos += TABLE_BLOCK;
+                continue;
+            }
             // `byte - start < len` (unsigned) is `(byte - start) -sat (len - 1) == 0`.
             let offset = _mm_sub_epi8(bytes, _mm_set1_epi8(start as i8));
             let last = _mm_set1_epi8(len.wrapping_sub(1) as i8);
