@@ -121,22 +121,10 @@ pub(crate) trait Sink {
         }
         end
     }
-    /// The fewest non-ASCII bytes for which a block of a single-byte encoding goes
-    /// through [`Sink::decode_single_byte_block`]; blocks with fewer are decoded byte
-    /// by byte, with the bulk ASCII copy in between.
-    const SINGLE_BYTE_DENSE: u64;
-    /// Copies the longest prefix of `src` that fits (with no room to spare) and whose
-    /// bytes are ASCII or, where the sink can do it in bulk, in the index's linear
-    /// run; returns its length.
-    fn copy_single_byte_linear(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize;
-    /// Decodes a block of bytes of a single-byte encoding in one go, if none of them
-    /// is null in the index or 0x00; returns whether it did. The caller has checked
-    /// that `bmp_steps()` is at least the block's length.
-    fn decode_single_byte_block(
-        &mut self,
-        block: &[u8; single_byte::BLOCK],
-        index: &single_byte::SingleByteIndex,
-    ) -> bool;
+    /// Decodes bytes of a single-byte encoding in bulk, 16 at a time, while at least
+    /// 16 are left and fit with room to spare; stops before a null byte (and, into
+    /// UTF-16, before a block with the byte 0x00). Returns the bytes consumed.
+    fn decode_single_byte_bulk(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize;
     /// Writes the code units at the start of UTF-16 bytes (big- or little-endian)
     /// while they are not surrogates, as far as they fit with [`Sink::STEP`] room to
     /// spare for the next step; returns the bytes consumed (always even).
@@ -166,7 +154,6 @@ impl Sink for Utf8Sink<'_> {
     // pairs of 2 + 2 bytes); then 3 for U+FFFD.
     const STEP: usize = 7;
     const MAX_BMP: usize = 3;
-    const SINGLE_BYTE_DENSE: u64 = 3;
     #[inline(always)]
     fn room(&self) -> usize {
         self.buf.len() - self.pos
@@ -215,40 +202,10 @@ impl Sink for Utf8Sink<'_> {
         self.copy_utf8(s.as_bytes());
     }
     #[inline(always)]
-    fn copy_single_byte_linear(&mut self, src: &[u8], _index: &single_byte::SingleByteIndex) -> usize {
-        self.copy_ascii(src)
-    }
-    #[inline(always)]
-    fn decode_single_byte_block(
-        &mut self,
-        block: &[u8; single_byte::BLOCK],
-        index: &single_byte::SingleByteIndex,
-    ) -> bool {
-        // Each byte's UTF-8 and length in one table entry; a null entry is 0.
-        let mut entries = [0u32; single_byte::BLOCK];
-        let mut total = 0;
-        let mut null = false;
-        for (entry, &byte) in entries.iter_mut().zip(block) {
-            *entry = index.utf8[byte as usize];
-            total += (*entry >> 24) as usize;
-            null |= *entry == 0;
-        }
-        if null {
-            return false;
-        }
-        // Each entry is written as 4 bytes, the next one over its spare bytes; the 3
-        // bytes after the block's end are put back as they were.
-        let end = self.pos + total;
-        let mut kept = [0u8; 3];
-        kept.copy_from_slice(&self.buf[end..end + 3]);
-        let mut pos = self.pos;
-        for entry in entries {
-            self.buf[pos..pos + 4].copy_from_slice(&entry.to_le_bytes());
-            pos += (entry >> 24) as usize;
-        }
-        self.buf[end..end + 3].copy_from_slice(&kept);
-        self.pos = end;
-        true
+    fn decode_single_byte_bulk(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize {
+        let (read, written) = crate::simd::decode_table_to_utf8(src, &mut self.buf[self.pos..], &index.utf8);
+        self.pos += written;
+        read
     }
     #[inline(always)]
     fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize {
@@ -319,7 +276,6 @@ impl Sink for Utf16Sink<'_> {
     // A step writes at most 2 units (a surrogate pair or a Big5 pair); then 1 for U+FFFD.
     const STEP: usize = 3;
     const MAX_BMP: usize = 1;
-    const SINGLE_BYTE_DENSE: u64 = 1;
     #[inline(always)]
     fn room(&self) -> usize {
         self.buf.len() - self.pos
@@ -354,36 +310,17 @@ impl Sink for Utf16Sink<'_> {
         self.pos += crate::simd::utf8_to_utf16(s, &mut self.buf[self.pos..]);
     }
     #[inline(always)]
-    fn copy_single_byte_linear(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize {
-        let n = crate::simd::decode_linear_to_utf16(
+    fn decode_single_byte_bulk(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize {
+        let n = crate::simd::decode_table_to_utf16(
             src,
             &mut self.buf[self.pos..],
+            &index.utf16,
             index.run_byte,
             index.run_len as u8,
             index.run_delta,
         );
         self.pos += n;
         n
-    }
-    #[inline(always)]
-    fn decode_single_byte_block(
-        &mut self,
-        block: &[u8; single_byte::BLOCK],
-        index: &single_byte::SingleByteIndex,
-    ) -> bool {
-        // A unit of 0 is null, or the rare 0x00, which the caller handles byte by byte.
-        let mut units = [0u16; single_byte::BLOCK];
-        let mut zero = false;
-        for (unit, &byte) in units.iter_mut().zip(block) {
-            *unit = index.utf16[byte as usize];
-            zero |= *unit == 0;
-        }
-        if zero {
-            return false;
-        }
-        self.buf[self.pos..self.pos + single_byte::BLOCK].copy_from_slice(&units);
-        self.pos += single_byte::BLOCK;
-        true
     }
     #[inline(always)]
     fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize {

@@ -3,19 +3,8 @@
 
 use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
 
-/// Bytes per block of the decoder's table loop.
+/// The most bytes the decoder takes byte by byte before it tries the bulk loop again.
 pub(crate) const BLOCK: usize = 16;
-
-/// How many bytes of a block are not ASCII.
-#[inline(always)]
-fn non_ascii_count(block: &[u8; BLOCK]) -> u64 {
-    // Each byte's top bit moved to its low bit, then all bytes summed into the top one.
-    let [low, high] = [&block[..8], &block[8..]].map(|half| {
-        let word = u64::from_ne_bytes(half.try_into().unwrap_or([0; 8]));
-        (word >> 7) & 0x0101_0101_0101_0101
-    });
-    (low + high).wrapping_mul(0x0101_0101_0101_0101) >> 56
-}
 
 /// The single-byte decoder. It has no state: each byte is one code point or an error.
 #[derive(Debug, Clone)]
@@ -36,29 +25,18 @@ impl DecodeHandler for SingleByteDecoder {
         let table = &index.decode;
         let mut pos = 0;
         loop {
-            // Step 2: ASCII bytes are code points; runs of them (and, into UTF-16, of
-            // the bytes in the index's linear run) in bulk.
-            pos += dst.copy_single_byte_linear(&src[pos..], index);
+            // Steps 2–3 in bulk: ASCII bytes are code points, others the index code
+            // point for byte − 0x80, while it is not null.
+            pos += dst.decode_single_byte_bulk(&src[pos..], index);
             if pos == src.len() {
                 return (Status::InputEmpty, pos);
             }
             if dst.room() < S::STEP {
                 return (Status::OutputFull, pos);
             }
-            // Step 3, a block at a time while the blocks are mostly not ASCII and hold
-            // no null (nor 0x00, which the block check cannot tell from null).
-            let mut blocks = dst.bmp_steps() / BLOCK;
-            while blocks > 0 {
-                let Some(block) = src[pos..].first_chunk::<BLOCK>() else { break };
-                if non_ascii_count(block) < S::SINGLE_BYTE_DENSE || !dst.decode_single_byte_block(block, index) {
-                    break;
-                }
-                pos += BLOCK;
-                blocks -= 1;
-            }
-            // Step 3 byte by byte for at most a block: the index code point for
-            // byte − 0x80, while it is not null.
-            pos += dst.decode_single_byte_run(&src[pos..src.len().min(pos + 4 * BLOCK)], table);
+            // The same byte by byte for at most a block (the end of the input or of the
+            // room, or a block the bulk loop left), up to a null byte.
+            pos += dst.decode_single_byte_run(&src[pos..src.len().min(pos + BLOCK)], table);
             if let Some(&byte) = src.get(pos) {
                 if byte >= 0x80 && table[(byte - 0x80) as usize] == 0 && dst.room() >= S::STEP {
                     // Step 4: null is an error.

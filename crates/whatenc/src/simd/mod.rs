@@ -16,14 +16,14 @@ mod x86_64;
 
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use scalar::{
-    block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, decode_linear_to_utf16,
-    encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
+    block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, decode_table_to_utf8,
+    decode_table_to_utf16, encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
 };
 pub(crate) use utf16_to_utf8::{ByteUnits, bmp_to_utf8, utf16_to_utf8};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_64::{
-    block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, decode_linear_to_utf16,
-    encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
+    block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, decode_table_to_utf8,
+    decode_table_to_utf16, encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
 };
 
 /// Validates UTF-8 with simdutf8's fastest kernel for this CPU (detected once, at

@@ -84,6 +84,100 @@ pub(crate) fn decode_linear_to_utf16(src: &[u8], dst: &mut [u16], start: u8, len
     n
 }
 
+/// Bytes per block of the single-byte table kernels.
+pub(crate) const TABLE_BLOCK: usize = 16;
+
+/// The fewest non-ASCII bytes for which [`decode_table_to_utf8`] decodes a block
+/// whole through the table rather than copying its ASCII prefix and decoding its first
+/// non-ASCII byte.
+pub(crate) const DENSE_BLOCK: u32 = 3;
+
+/// The room in `dst` that [`decode_table_to_utf8`] wants before a block.
+pub(crate) const UTF8_BLOCK_ROOM: usize = 64;
+
+/// Decodes bytes of a single-byte encoding into UTF-8 through `table` (each byte's
+/// UTF-8, least significant byte first, with its length in the top byte; 0 for
+/// null), a block of 16 bytes at a time while 16 are left and `dst` has 64 bytes of
+/// room: an ASCII block is copied; a block with few non-ASCII bytes has its ASCII
+/// prefix copied and its first non-ASCII byte decoded; other blocks are decoded byte
+/// by byte. Stops before a null byte; returns the bytes read and written. (The SSE2
+/// twin leaves up to 16 scratch bytes after the output.)
+#[inline]
+#[cfg_attr(all(target_arch = "x86_64", not(test)), expect(dead_code, reason = "the twin of the SSE2 kernel"))]
+pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize) {
+    let (mut read, mut written) = (0, 0);
+    while let Some(block) = src[read..].first_chunk::<TABLE_BLOCK>() {
+        if dst.len() - written < UTF8_BLOCK_ROOM {
+            break;
+        }
+        let [low, high] = [&block[..8], &block[8..]]
+            .map(|half| u64::from_le_bytes(half.try_into().unwrap_or([0; 8])) & 0x8080_8080_8080_8080);
+        if low | high == 0 {
+            dst[written..written + TABLE_BLOCK].copy_from_slice(block);
+            read += TABLE_BLOCK;
+            written += TABLE_BLOCK;
+            continue;
+        }
+        if low.count_ones() + high.count_ones() >= DENSE_BLOCK {
+            for (i, &byte) in block.iter().enumerate() {
+                let entry = table[byte as usize];
+                if entry == 0 {
+                    return (read + i, written);
+                }
+                dst[written..written + 4].copy_from_slice(&entry.to_le_bytes());
+                written += (entry >> 24) as usize;
+            }
+            read += TABLE_BLOCK;
+            continue;
+        }
+        let ascii = if low != 0 { low.trailing_zeros() / 8 } else { 8 + high.trailing_zeros() / 8 } as usize;
+        dst[written..written + ascii].copy_from_slice(&block[..ascii]);
+        read += ascii;
+        written += ascii;
+        let entry = table[block[ascii] as usize];
+        if entry == 0 {
+            break;
+        }
+        dst[written..written + 4].copy_from_slice(&entry.to_le_bytes());
+        read += 1;
+        written += (entry >> 24) as usize;
+    }
+    (read, written)
+}
+
+/// Decodes bytes of a single-byte encoding into UTF-16, a block of 16 bytes at a
+/// time while 16 are left and fit in `dst`: a block of bytes that are ASCII or in
+/// `start..start + len` as in [`decode_linear_to_utf16`], any other through `table`
+/// (each byte's code unit, 0 for null), unless the block has a unit of 0 (null, or
+/// the byte 0x00). Returns the bytes consumed.
+#[inline]
+#[cfg_attr(all(target_arch = "x86_64", not(test)), expect(dead_code, reason = "the twin of the SSE2 kernel"))]
+pub(crate) fn decode_table_to_utf16(
+    src: &[u8],
+    dst: &mut [u16],
+    table: &[u16; 256],
+    start: u8,
+    len: u8,
+    delta: u16,
+) -> usize {
+    let mut pos = 0;
+    while let Some(block) = src[pos..].first_chunk::<TABLE_BLOCK>() {
+        let Some(out) = dst[pos..].first_chunk_mut::<TABLE_BLOCK>() else { break };
+        if decode_linear_to_utf16(block, out, start, len, delta) < TABLE_BLOCK {
+            let mut zero = false;
+            for (unit, &byte) in out.iter_mut().zip(block) {
+                *unit = table[byte as usize];
+                zero |= *unit == 0;
+            }
+            if zero {
+                break;
+            }
+        }
+        pos += TABLE_BLOCK;
+    }
+    pos
+}
+
 /// Encodes the longest run of code units of `src` that fits in `dst` and that are
 /// ASCII (written as themselves) or in `start..start + len` (written as
 /// `unit - delta`); returns its length. `start` is at least 0x80, `len` at least 1,

@@ -4,10 +4,10 @@
 
 use core::arch::x86_64::{
     __m128i, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmpgt_epi8,
-    _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8, _mm_set1_epi16,
-    _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16, _mm_slli_epi32, _mm_srli_epi16,
-    _mm_srli_epi32, _mm_storeu_si128, _mm_sub_epi8, _mm_sub_epi16, _mm_subs_epu8, _mm_subs_epu16, _mm_unpackhi_epi8,
-    _mm_unpackhi_epi16, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+    _mm_insert_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16,
+    _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16,
+    _mm_slli_epi32, _mm_srli_epi16, _mm_srli_epi32, _mm_storeu_si128, _mm_sub_epi8, _mm_sub_epi16, _mm_subs_epu8,
+    _mm_subs_epu16, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
 };
 
 const LANES: usize = 16;
@@ -91,49 +91,136 @@ pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     pos + super::scalar::copy_utf16_ascii_to_bytes(&src[pos..limit], &mut dst[pos..limit])
 }
 
-/// Twin of [`super::scalar::decode_linear_to_utf16`].
+/// Twin of [`super::scalar::decode_table_to_utf8`].
 #[inline]
-pub(crate) fn decode_linear_to_utf16(src: &[u8], dst: &mut [u16], start: u8, len: u8, delta: u16) -> usize {
+pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize) {
+    use super::scalar::{DENSE_BLOCK, TABLE_BLOCK, UTF8_BLOCK_ROOM};
+    let (mut read, mut written) = (0, 0);
+    while let Some(block) = src[read..].first_chunk::<TABLE_BLOCK>() {
+        let Some(out) = dst[written..].first_chunk_mut::<UTF8_BLOCK_ROOM>() else { break };
+        // SAFETY: `block` holds 16 readable bytes.
+        let (vector, mask) = unsafe {
+            let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            (vector, _mm_movemask_epi8(vector) as u32)
+        };
+        let ptr = out.as_mut_ptr();
+        if mask == 0 {
+            // SAFETY: `out` holds 64 writable bytes.
+            unsafe { _mm_storeu_si128(ptr.cast::<__m128i>(), vector) };
+            read += TABLE_BLOCK;
+            written += TABLE_BLOCK;
+            continue;
+        }
+        // At least `DENSE_BLOCK` (3) bits: still set after clearing the lowest two.
+        let rest = mask & (mask - 1);
+        const _: () = assert!(DENSE_BLOCK == 3);
+        if rest & rest.wrapping_sub(1) != 0 {
+            let mut at = 0;
+            for (i, &byte) in block.iter().enumerate() {
+                let entry = table[byte as usize];
+                if entry == 0 {
+                    return (read + i, written + at);
+                }
+                // SAFETY: each byte adds at most 3 to `at`, so the 4 bytes at `at` are
+                // within the first 3 * 15 + 4 of the 64 of `out`.
+                unsafe { ptr.add(at).cast::<u32>().write_unaligned(entry) };
+                at += (entry >> 24) as usize & 3;
+            }
+            read += TABLE_BLOCK;
+            written += at;
+            continue;
+        }
+        // The whole block is stored; bytes after its ASCII prefix are scratch.
+        // SAFETY: `out` holds 64 writable bytes.
+        unsafe { _mm_storeu_si128(ptr.cast::<__m128i>(), vector) };
+        let ascii = mask.trailing_zeros() as usize;
+        let entry = table[block[ascii] as usize];
+        if entry == 0 {
+            return (read + ascii, written + ascii);
+        }
+        // SAFETY: `ascii` is at most 15, so the 4 bytes at it are within `out`.
+        unsafe { ptr.add(ascii).cast::<u32>().write_unaligned(entry) };
+        read += ascii + 1;
+        written += ascii + (entry >> 24) as usize;
+    }
+    (read, written)
+}
+
+/// Twin of [`super::scalar::decode_table_to_utf16`].
+#[inline]
+pub(crate) fn decode_table_to_utf16(
+    src: &[u8],
+    dst: &mut [u16],
+    table: &[u16; 256],
+    start: u8,
+    len: u8,
+    delta: u16,
+) -> usize {
+    use super::scalar::TABLE_BLOCK;
     let limit = src.len().min(dst.len());
     let mut pos = 0;
-    while pos + LANES <= limit {
-        let block = &src[pos..pos + LANES];
-        // SAFETY: `block` holds 16 readable bytes.
-        let (low, high, all_mapped) = unsafe {
+    while pos + TABLE_BLOCK <= limit {
+        let block: &[u8; TABLE_BLOCK] = src[pos..pos + TABLE_BLOCK].try_into().unwrap_or(&[0; TABLE_BLOCK]);
+        let out = &mut dst[pos..pos + TABLE_BLOCK];
+        let unit = |i: usize| i32::from(table[block[i] as usize]);
+        // SAFETY: `block` holds 16 readable bytes and `out` 16 writable u16s (two 16-byte
+        // vectors); the rest is register-only SSE2.
+        let (low, high) = unsafe {
             let bytes = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             let zero = _mm_setzero_si128();
+            let (low, high) = (_mm_unpacklo_epi8(bytes, zero), _mm_unpackhi_epi8(bytes, zero));
             if _mm_movemask_epi8(bytes) == 0 {
-                (_mm_unpacklo_epi8(bytes, zero), _mm_unpackhi_epi8(bytes, zero), true)
-            } else {
-                // `byte - start < len` (unsigned) is `(byte - start) -sat (len - 1) == 0`.
-                let offset = _mm_sub_epi8(bytes, _mm_set1_epi8(start as i8));
-                let last = _mm_set1_epi8(len.wrapping_sub(1) as i8);
-                let in_run = _mm_cmpeq_epi8(_mm_subs_epu8(offset, last), zero);
-                let ascii = _mm_cmpgt_epi8(bytes, _mm_set1_epi8(-1));
-                let all_mapped = _mm_movemask_epi8(_mm_or_si128(in_run, ascii)) == 0xFFFF;
+                // All ASCII, the common case, in one test.
+                let ptr = out.as_mut_ptr().cast::<__m128i>();
+                _mm_storeu_si128(ptr, low);
+                _mm_storeu_si128(ptr.add(1), high);
+                pos += TABLE_BLOCK;
+                continue;
+            }
+            // `byte - start < len` (unsigned) is `(byte - start) -sat (len - 1) == 0`.
+            let offset = _mm_sub_epi8(bytes, _mm_set1_epi8(start as i8));
+            let last = _mm_set1_epi8(len.wrapping_sub(1) as i8);
+            let in_run = _mm_cmpeq_epi8(_mm_subs_epu8(offset, last), zero);
+            let ascii = _mm_cmpgt_epi8(bytes, _mm_set1_epi8(-1));
+            if _mm_movemask_epi8(_mm_or_si128(in_run, ascii)) == 0xFFFF {
                 let delta = _mm_set1_epi16(delta as i16);
                 let add_low = _mm_and_si128(_mm_unpacklo_epi8(in_run, in_run), delta);
                 let add_high = _mm_and_si128(_mm_unpackhi_epi8(in_run, in_run), delta);
-                (
-                    _mm_add_epi16(_mm_unpacklo_epi8(bytes, zero), add_low),
-                    _mm_add_epi16(_mm_unpackhi_epi8(bytes, zero), add_high),
-                    all_mapped,
-                )
+                (_mm_add_epi16(low, add_low), _mm_add_epi16(high, add_high))
+            } else {
+                // Each unit from the table, then one check for a unit of 0.
+                let mut low = _mm_insert_epi16::<0>(zero, unit(0));
+                low = _mm_insert_epi16::<1>(low, unit(1));
+                low = _mm_insert_epi16::<2>(low, unit(2));
+                low = _mm_insert_epi16::<3>(low, unit(3));
+                low = _mm_insert_epi16::<4>(low, unit(4));
+                low = _mm_insert_epi16::<5>(low, unit(5));
+                low = _mm_insert_epi16::<6>(low, unit(6));
+                low = _mm_insert_epi16::<7>(low, unit(7));
+                let mut high = _mm_insert_epi16::<0>(zero, unit(8));
+                high = _mm_insert_epi16::<1>(high, unit(9));
+                high = _mm_insert_epi16::<2>(high, unit(10));
+                high = _mm_insert_epi16::<3>(high, unit(11));
+                high = _mm_insert_epi16::<4>(high, unit(12));
+                high = _mm_insert_epi16::<5>(high, unit(13));
+                high = _mm_insert_epi16::<6>(high, unit(14));
+                high = _mm_insert_epi16::<7>(high, unit(15));
+                let zeros = _mm_or_si128(_mm_cmpeq_epi16(low, zero), _mm_cmpeq_epi16(high, zero));
+                if _mm_movemask_epi8(zeros) != 0 {
+                    break;
+                }
+                (low, high)
             }
         };
-        if !all_mapped {
-            break;
-        }
-        let out = &mut dst[pos..pos + LANES];
         // SAFETY: `out` holds 16 writable u16s, i.e. two 16-byte vectors.
         unsafe {
             let ptr = out.as_mut_ptr().cast::<__m128i>();
             _mm_storeu_si128(ptr, low);
             _mm_storeu_si128(ptr.add(1), high);
         }
-        pos += LANES;
+        pos += TABLE_BLOCK;
     }
-    pos + super::scalar::decode_linear_to_utf16(&src[pos..limit], &mut dst[pos..limit], start, len, delta)
+    pos
 }
 
 /// Twin of [`super::scalar::encode_utf16_linear`].
@@ -468,29 +555,63 @@ mod tests {
         }
     }
 
-    /// The linear-run decoder matches its twin, with the first byte outside the
-    /// run at every position and alignment.
+    /// The table decoders match their twins, on runs of bytes in and out of the
+    /// linear run, with a special byte at every position and alignment, and output
+    /// buffers of several lengths.
     #[test]
-    fn decode_linear_to_utf16_matches_scalar() {
+    fn decode_table_matches_scalar() {
         let runs = [(0x80u8, 1u8, 0u16), (0xA0, 96, 0), (0xC0, 64, 0x350), (0xD3, 44, 0x2D0), (0x80, 128, 0xFF00)];
         for &(start, len, delta) in &runs {
-            let inside: alloc::vec::Vec<u8> =
-                (0..40u8).map(|i| if i % 3 == 0 { 0x20 + i } else { start + i % len }).collect();
+            // A table where the run maps linearly, a few bytes are null, and the rest
+            // map to code points of each UTF-8 length.
+            let mut utf16 = [0u16; 256];
+            let mut utf8 = [0u32; 256];
+            for byte in 0..=255u8 {
+                let c = if byte < 0x80 {
+                    byte as u32
+                } else if byte.wrapping_sub(start) < len {
+                    (byte as u16).wrapping_add(delta) as u32
+                } else if byte % 7 == 0 {
+                    0
+                } else {
+                    [0xE9, 0x3B1, 0x20AC, 0x0E01][byte as usize % 4]
+                };
+                utf16[byte as usize] = c as u16;
+                let mut buf = [0u8; 4];
+                let n = char::from_u32(c).map_or(0, |ch| ch.encode_utf8(&mut buf).len());
+                utf8[byte as usize] =
+                    if c == 0 && byte >= 0x80 { 0 } else { u32::from_le_bytes(buf) | (n as u32) << 24 };
+            }
+            let inside: alloc::vec::Vec<u8> = (0..120u8)
+                .map(|i| match i % 5 {
+                    0 => 0x20 + i % 64,
+                    1 | 2 => start.wrapping_add(i % len),
+                    _ => b'a' + i % 26,
+                })
+                .collect();
             for offset in 0..17 {
-                for count in 0..24 {
+                for count in (0..90).step_by(7) {
                     for bad in (0..=count).step_by(5) {
-                        for special in [0x00, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0xD2, 0xD3, 0xFE, 0xFF] {
+                        for special in [0x00, 0x7F, 0x80, 0x85, 0x9F, 0xA0, 0xBF, 0xC0, 0xD2, 0xD3, 0xFE, 0xFF] {
                             let mut bytes = inside[offset..offset + count].to_vec();
                             if bad < count {
                                 bytes[bad] = special;
+                                if count > 40 {
+                                    // A dense stretch, so that whole blocks go through the table.
+                                    for b in &mut bytes[count - 20..] {
+                                        *b |= 0x80;
+                                    }
+                                }
                             }
-                            for out_len in [0, count / 2, count, count + 3] {
+                            for out_len in [0, count / 2, count, count + 3, 3 * count + 64] {
                                 let (mut a, mut b) = (alloc::vec![0u16; out_len], alloc::vec![0u16; out_len]);
-                                assert_eq!(
-                                    super::decode_linear_to_utf16(&bytes, &mut a, start, len, delta),
-                                    scalar::decode_linear_to_utf16(&bytes, &mut b, start, len, delta)
-                                );
-                                assert_eq!(a, b);
+                                let n = super::decode_table_to_utf16(&bytes, &mut a, &utf16, start, len, delta);
+                                assert_eq!(n, scalar::decode_table_to_utf16(&bytes, &mut b, &utf16, start, len, delta));
+                                assert_eq!(a[..n], b[..n]);
+                                let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
+                                let (read, written) = super::decode_table_to_utf8(&bytes, &mut a, &utf8);
+                                assert_eq!((read, written), scalar::decode_table_to_utf8(&bytes, &mut b, &utf8));
+                                assert_eq!(a[..written], b[..written]);
                             }
                         }
                     }
