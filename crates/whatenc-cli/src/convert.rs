@@ -105,10 +105,10 @@ impl Sink {
                     let progress = encoder.encode_from_utf8(&text[done..], &mut self.buf, false);
                     self.out.write_all(&self.buf[..progress.written])?;
                     done += progress.read;
-                    if let EncoderResult::Unmappable(c) = progress.result {
-                        if !self.drop {
-                            return Ok(Some(Unmappable { c, at: done - c.len_utf8() }));
-                        }
+                    if let EncoderResult::Unmappable(c) = progress.result
+                        && !self.drop
+                    {
+                        return Ok(Some(Unmappable { c, at: done - c.len_utf8() }));
                     }
                 }
                 Ok(None)

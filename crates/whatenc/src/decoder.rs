@@ -362,12 +362,10 @@ impl Decoder {
         let mut written = 0;
         if self.takes_utf8_verbatim() {
             // Valid UTF-8 in the UTF-8 decoder's initial state is its own output: it goes
-            // straight into the string, with no zero-fill and no second pass.
-            let window = &src[..src.len().min(dst.capacity() - dst.len())];
-            let valid = crate::simd::valid_utf8_prefix(window);
-            dst.push_str(valid);
-            read = valid.len();
-            written = valid.len();
+            // straight into the string, validated as it is copied, with no zero-fill.
+            let valid = crate::simd::push_valid_utf8_prefix(dst, src);
+            read = valid;
+            written = valid;
             self.fed += read as u64;
         }
         loop {
@@ -468,11 +466,11 @@ impl Decoder {
                     written += sink.written();
                     run
                 };
-                if let Status::Error { .. } = status {
-                    if self.options.mode == ErrorMode::Replacement {
-                        // The handler checked the room before this step.
-                        written += U::replacement(&mut dst[written..]);
-                    }
+                if let Status::Error { .. } = status
+                    && self.options.mode == ErrorMode::Replacement
+                {
+                    // The handler checked the room before this step.
+                    written += U::replacement(&mut dst[written..]);
                 }
                 stalled = status == Status::OutputFull && consumed == 0 && written == written_before;
                 (status, consumed)
@@ -492,10 +490,10 @@ impl Decoder {
                     produced += sink.written();
                     run
                 };
-                if let Status::Error { .. } = status {
-                    if self.options.mode == ErrorMode::Replacement {
-                        produced += U::replacement(&mut staging[produced..]);
-                    }
+                if let Status::Error { .. } = status
+                    && self.options.mode == ErrorMode::Replacement
+                {
+                    produced += U::replacement(&mut staging[produced..]);
                 }
                 if produced > room {
                     self.codec = saved;

@@ -234,11 +234,9 @@ impl Encoder {
         }
         let mut body = &src[read..];
         let mut hold = None;
-        if !last {
-            if let Some(&unit @ 0xD800..=0xDBFF) = body.last() {
-                hold = Some(unit);
-                body = &body[..body.len() - 1];
-            }
+        if !last && let Some(&unit @ 0xD800..=0xDBFF) = body.last() {
+            hold = Some(unit);
+            body = &body[..body.len() - 1];
         }
         let mut source = Utf16Source::new(body);
         let (result, n) = self.run(&mut source, &mut dst[written..], last);

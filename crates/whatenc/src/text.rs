@@ -459,22 +459,22 @@ impl TextDecoder {
         // 5. Read and process items until end-of-queue. With do not flush true,
         // end-of-queue is not processed; otherwise it is (`last`).
         let last = !options.stream;
-        if !queued.is_empty() {
-            if let Err((read, error)) = self.common.process(&queued, last && input.is_empty(), &mut output) {
-                // Throw; what was not read stays in the I/O queue.
-                let mut rest = queued;
-                rest.drain(..read);
-                rest.extend_from_slice(input);
-                self.queue = rest;
-                return Err(self.common.error(Some(error)));
-            }
+        if !queued.is_empty()
+            && let Err((read, error)) = self.common.process(&queued, last && input.is_empty(), &mut output)
+        {
+            // Throw; what was not read stays in the I/O queue.
+            let mut rest = queued;
+            rest.drain(..read);
+            rest.extend_from_slice(input);
+            self.queue = rest;
+            return Err(self.common.error(Some(error)));
         }
-        if queued.is_empty() || !input.is_empty() {
-            if let Err((read, error)) = self.common.process(input, last, &mut output) {
-                // Throw; what was not read stays in the I/O queue.
-                self.queue = input[read..].to_vec();
-                return Err(self.common.error(Some(error)));
-            }
+        if (queued.is_empty() || !input.is_empty())
+            && let Err((read, error)) = self.common.process(input, last, &mut output)
+        {
+            // Throw; what was not read stays in the I/O queue.
+            self.queue = input[read..].to_vec();
+            return Err(self.common.error(Some(error)));
         }
         // "Return the result of running serialize I/O queue with this and output."
         self.common.serialize(&mut output);

@@ -143,7 +143,7 @@ impl Read for HostileReader {
         self.largest_request = self.largest_request.max(buf.len());
         let limit = match self.how {
             Hostility::OneByte => 1,
-            Hostility::Interrupting if self.calls % 2 == 0 => return Err(io::ErrorKind::Interrupted.into()),
+            Hostility::Interrupting if self.calls.is_multiple_of(2) => return Err(io::ErrorKind::Interrupted.into()),
             Hostility::Interrupting => 1 + self.calls % 3,
             Hostility::Plain => buf.len(),
         };
@@ -166,7 +166,7 @@ struct HostileWriter {
 impl Write for HostileWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.calls += 1;
-        if self.interrupting && self.calls % 2 == 0 {
+        if self.interrupting && self.calls.is_multiple_of(2) {
             return Err(io::ErrorKind::Interrupted.into());
         }
         self.largest_write = self.largest_write.max(buf.len());
@@ -288,10 +288,10 @@ fn write_events<W: Write>(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => on_error(e),
         }
-        if rng.below(10) == 0 {
-            if let Err(e) = writer.flush() {
-                on_error(e);
-            }
+        if rng.below(10) == 0
+            && let Err(e) = writer.flush()
+        {
+            on_error(e);
         }
     }
     for _ in 0..10 {

@@ -168,10 +168,10 @@ fn run_sequence(case: &Value) -> Vec<Option<String>> {
 fn sequence_failures(case: &Value, results: &[Option<String>]) -> Vec<String> {
     let mut failures = Vec::new();
     for (j, call) in case["calls"].as_array().unwrap().iter().enumerate() {
-        if let Some(expected) = call.get("expected") {
-            if results[j].as_deref() != expected.as_str() {
-                failures.push(format!("call {j}: got {:?}, want {expected}", results[j]));
-            }
+        if let Some(expected) = call.get("expected")
+            && results[j].as_deref() != expected.as_str()
+        {
+            failures.push(format!("call {j}: got {:?}, want {expected}", results[j]));
         }
     }
     for joined in case.get("joined").and_then(Value::as_array).into_iter().flatten() {

@@ -37,11 +37,13 @@ impl DecodeHandler for SingleByteDecoder {
             // The same byte by byte for at most a block (the end of the input or of the
             // room, or a block the bulk loop left), up to a null byte.
             pos += dst.decode_single_byte_run(&src[pos..src.len().min(pos + BLOCK)], table);
-            if let Some(&byte) = src.get(pos) {
-                if byte >= 0x80 && table[(byte - 0x80) as usize] == 0 && dst.room() >= S::STEP {
-                    // Step 4: null is an error.
-                    return (Status::Error { len: 1, restored: 0 }, pos + 1);
-                }
+            if let Some(&byte) = src.get(pos)
+                && byte >= 0x80
+                && table[(byte - 0x80) as usize] == 0
+                && dst.room() >= S::STEP
+            {
+                // Step 4: null is an error.
+                return (Status::Error { len: 1, restored: 0 }, pos + 1);
             }
         }
     }
@@ -103,19 +105,19 @@ fn encode_utf16(units: &[u16], dst: &mut ByteSink<'_>, index: &SingleByteIndex) 
         pos += bulk;
         let steps = steps - bulk;
         // Then a table block, unless it holds a unit not in the index (or U+0000).
-        if steps >= UNIT_BLOCK {
-            if let Some(block) = units[pos..].first_chunk::<UNIT_BLOCK>() {
-                let mut bytes = [0u8; UNIT_BLOCK];
-                let mut missing = false;
-                for (byte, &unit) in bytes.iter_mut().zip(block) {
-                    *byte = index.byte_for_unit(unit);
-                    missing |= *byte == 0;
-                }
-                if !missing {
-                    dst.extend(&bytes);
-                    pos += UNIT_BLOCK;
-                    continue;
-                }
+        if steps >= UNIT_BLOCK
+            && let Some(block) = units[pos..].first_chunk::<UNIT_BLOCK>()
+        {
+            let mut bytes = [0u8; UNIT_BLOCK];
+            let mut missing = false;
+            for (byte, &unit) in bytes.iter_mut().zip(block) {
+                *byte = index.byte_for_unit(unit);
+                missing |= *byte == 0;
+            }
+            if !missing {
+                dst.extend(&bytes);
+                pos += UNIT_BLOCK;
+                continue;
             }
         }
         // Otherwise units one at a time up to the end of the block.

@@ -1,4 +1,4 @@
-//! The bulk kernels: ASCII runs and UTF-16 ↔ UTF-8 transcoding.
+//! The bulk kernels: ASCII runs, UTF-8 validation and UTF-16 ↔ UTF-8 transcoding.
 //!
 //! This is the only module where `cfg(target_arch)` and `unsafe` appear. The
 //! portable word-at-a-time kernels of [`scalar`] are built everywhere; on x86_64 the
@@ -6,6 +6,8 @@
 //! time) replace them. Every kernel is tested against its scalar twin on inputs at
 //! every alignment.
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 pub(crate) mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod ssse3;
@@ -13,6 +15,8 @@ pub(crate) mod utf16_to_utf8;
 pub(crate) mod utf8_out;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
+
+use alloc::string::String;
 
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use scalar::{
@@ -26,10 +30,21 @@ pub(crate) use x86_64::{
     decode_table_to_utf16, encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
 };
 
-/// Validates UTF-8 with simdutf8's fastest kernel for this CPU (detected once, at
-/// run time, with `std`); the text when all of `bytes` is valid.
+/// Validates UTF-8: the AVX-512BW kernel where the CPU has it (detected once, at run
+/// time, with `std`), otherwise simdutf8's fastest kernel for this CPU; the text when
+/// all of `bytes` is valid.
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
+    #[cfg(target_arch = "x86_64")]
+    if avx512::available() {
+        return if avx512::is_valid(bytes) {
+            // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
+            // `bytes` valid.
+            Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+        } else {
+            None
+        };
+    }
     simdutf8::basic::from_utf8(bytes).ok()
 }
 
@@ -37,12 +52,43 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
 /// sequence cut by the end).
 #[inline]
 pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
+    #[cfg(target_arch = "x86_64")]
+    if avx512::available() {
+        let valid = &bytes[..avx512::valid_up_to(bytes)];
+        // SAFETY: the kernel found no error before `valid_up_to`, and the standard
+        // library placed it when there is one.
+        return unsafe { core::str::from_utf8_unchecked(valid) };
+    }
     if let Some(text) = validate_utf8(bytes) {
         return text;
     }
     // Only when there is an error: find it, then take the prefix before it.
     let valid_up_to = simdutf8::compat::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
     validate_utf8(&bytes[..valid_up_to]).unwrap_or_default()
+}
+
+/// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
+/// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW,
+/// one pass validates and copies.
+#[inline]
+pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
+    let src = &src[..src.len().min(dst.capacity() - dst.len())];
+    #[cfg(target_arch = "x86_64")]
+    if avx512::available() {
+        // SAFETY: the length grows only by the bytes that the kernel copied into the
+        // spare capacity and found valid (the standard library placed the end when
+        // there is an error), so the string stays valid UTF-8; nothing before the old
+        // length is touched.
+        unsafe {
+            let vec = dst.as_mut_vec();
+            let valid = avx512::copy_valid_prefix(src, vec.spare_capacity_mut());
+            vec.set_len(vec.len() + valid);
+            return valid;
+        }
+    }
+    let valid = valid_utf8_prefix(src);
+    dst.push_str(valid);
+    valid.len()
 }
 
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.

@@ -297,6 +297,25 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
     written
 }
 
+/// The length of the longest valid UTF-8 prefix of `bytes` (as
+/// `Utf8Error::valid_up_to`): the twin of the UTF-8 validation kernels.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn utf8_valid_up_to(bytes: &[u8]) -> usize {
+    core::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len)
+}
+
+/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`;
+/// returns its length: the twin of the fused validate-and-copy kernels.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [core::mem::MaybeUninit<u8>]) -> usize {
+    let src = &src[..src.len().min(dst.len())];
+    let valid = &src[..utf8_valid_up_to(src)];
+    for (out, &byte) in dst.iter_mut().zip(valid) {
+        out.write(byte);
+    }
+    valid.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::utf16_to_utf8;

@@ -1,0 +1,464 @@
+//! UTF-8 validation with AVX-512BW, alone or fused with a copy, chosen at run time
+//! (with `std`) where the CPU has it. The twins are [`super::scalar::utf8_valid_up_to`]
+//! and [`super::scalar::copy_valid_utf8_prefix`], and the tests compare them.
+//!
+//! The check, after Keiser and Lemire's lookup method, looks at every byte together
+//! with the byte before it: three 16-entry tables, indexed by the previous byte's
+//! high nibble, its low nibble and the byte's own high nibble, give for each of eight
+//! error kinds whether the pair can be an instance of it (each kind is a product of a
+//! set of each nibble, so the AND of the three lookups is exact). Seven kinds are
+//! errors outright; the eighth, "two continuation bytes in a row", is an error exactly
+//! when the byte is not the third or fourth byte of a sequence, which the bytes two
+//! and three back tell. A byte cut off by the end of the input meets the ASCII zero
+//! padding after it and shows as one of these errors there.
+//!
+//! A block of 64 bytes that is all ASCII, after three ASCII bytes, needs no more
+//! than its sign bits. The bytes before a block are read from memory (the first
+//! block and the tail go through a zero-padded copy), never carried in a register.
+
+use core::arch::x86_64::{
+    __m512i, _mm512_and_si512, _mm512_cmpge_epu8_mask, _mm512_loadu_epi8, _mm512_movepi8_mask, _mm512_or_si512,
+    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_ternarylogic_epi32,
+    _mm512_test_epi8_mask,
+};
+use core::mem::MaybeUninit;
+
+/// Whether the CPU has AVX-512BW (`std` caches the answer); without `std`, only when
+/// the build targets it.
+#[inline(always)]
+pub(crate) fn available() -> bool {
+    #[cfg(feature = "std")]
+    {
+        std::is_x86_feature_detected!("avx512bw")
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        cfg!(target_feature = "avx512bw")
+    }
+}
+
+const BLOCK: usize = 64;
+
+/// A lead byte, then a byte that is not a continuation byte.
+const TOO_SHORT: u8 = 1 << 0;
+/// An ASCII byte, then a continuation byte.
+const TOO_LONG: u8 = 1 << 1;
+/// E0, then 80 to 9F.
+const OVERLONG_3: u8 = 1 << 2;
+/// F4 to FF, then 90 to BF.
+const TOO_LARGE: u8 = 1 << 3;
+/// ED, then A0 to BF.
+const SURROGATE: u8 = 1 << 4;
+/// C0 or C1, then a continuation byte.
+const OVERLONG_2: u8 = 1 << 5;
+/// F0 or F5 to FF, then 80 to 8F.
+const OVERLONG_4_OR_TOO_LARGE: u8 = 1 << 6;
+/// Two continuation bytes (an error unless they are inside a longer sequence); the
+/// sign bit, so that it can be picked out alone.
+const TWO_CONTINUATIONS: u8 = 1 << 7;
+
+/// Each error kind: its bit, then the sets (bit n for nibble n) of the previous byte's
+/// high nibble, of its low nibble, and of the byte's high nibble that make it.
+const KINDS: [(u8, u16, u16, u16); 8] = [
+    (TOO_SHORT, 0xF000, 0xFFFF, 0xF0FF),
+    (TOO_LONG, 0x00FF, 0xFFFF, 0x0F00),
+    (OVERLONG_3, 1 << 0xE, 1 << 0x0, 0x0300),
+    (TOO_LARGE, 1 << 0xF, 0xFFF0, 0x0E00),
+    (SURROGATE, 1 << 0xE, 1 << 0xD, 0x0C00),
+    (OVERLONG_2, 1 << 0xC, 0x0003, 0x0F00),
+    (OVERLONG_4_OR_TOO_LARGE, 1 << 0xF, 0xFFE1, 0x0100),
+    (TWO_CONTINUATIONS, 0x0F00, 0xFFFF, 0x0F00),
+];
+
+/// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
+/// repeated in each 16-byte lane.
+const fn table(which: usize) -> [u8; BLOCK] {
+    let mut out = [0u8; BLOCK];
+    let mut i = 0;
+    while i < BLOCK {
+        let nibble = i % 16;
+        let mut k = 0;
+        while k < KINDS.len() {
+            let set = match which {
+                0 => KINDS[k].1,
+                1 => KINDS[k].2,
+                _ => KINDS[k].3,
+            };
+            if (set >> nibble) & 1 != 0 {
+                out[i] |= KINDS[k].0;
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+static PREV_HIGH: [u8; BLOCK] = table(0);
+static PREV_LOW: [u8; BLOCK] = table(1);
+static OWN_HIGH: [u8; BLOCK] = table(2);
+
+#[inline(always)]
+unsafe fn load(p: *const u8) -> __m512i {
+    // SAFETY: the caller makes the 64 bytes at `p` readable.
+    unsafe { _mm512_loadu_epi8(p.cast()) }
+}
+
+/// Whether the block of 64 bytes `bytes`, loaded from `p`, has an error; the three
+/// bytes before `p` must be readable too (the end of the previous block, or zeros).
+#[inline]
+#[target_feature(enable = "avx512bw")]
+unsafe fn block_has_error(p: *const u8, bytes: __m512i) -> bool {
+    // SAFETY: the caller makes `p - 3 .. p + 64` readable.
+    let (prev1, prev2, prev3) = unsafe { (load(p.sub(1)), load(p.sub(2)), load(p.sub(3))) };
+    // SAFETY: the tables are 64 bytes each.
+    let (prev_high_t, prev_low_t, own_high_t) =
+        unsafe { (load(PREV_HIGH.as_ptr()), load(PREV_LOW.as_ptr()), load(OWN_HIGH.as_ptr())) };
+    let nibble = _mm512_set1_epi8(0x0F);
+    let prev_high = _mm512_and_si512(_mm512_srli_epi16::<4>(prev1), nibble);
+    let prev_low = _mm512_and_si512(prev1, nibble);
+    let own_high = _mm512_and_si512(_mm512_srli_epi16::<4>(bytes), nibble);
+    let kinds = _mm512_ternarylogic_epi32::<0x80>(
+        _mm512_shuffle_epi8(prev_high_t, prev_high),
+        _mm512_shuffle_epi8(prev_low_t, prev_low),
+        _mm512_shuffle_epi8(own_high_t, own_high),
+    );
+    // The third and fourth bytes of sequences: where two continuation bytes are due.
+    let inside = _mm512_cmpge_epu8_mask(prev2, _mm512_set1_epi8(0xE0u8 as i8))
+        | _mm512_cmpge_epu8_mask(prev3, _mm512_set1_epi8(0xF0u8 as i8));
+    let outright = _mm512_test_epi8_mask(kinds, _mm512_set1_epi8(!TWO_CONTINUATIONS as i8));
+    let two_continuations = _mm512_movepi8_mask(kinds);
+    (outright | (two_continuations ^ inside)) != 0
+}
+
+/// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
+/// `src.len()` bytes). `Ok` when it is all valid; otherwise `Err(at)` where `src[..at]`
+/// is valid UTF-8 but for, possibly, a sequence cut at `at` (no error shows before
+/// `at`), and `src[..at]` has been copied.
+#[target_feature(enable = "avx512bw")]
+unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
+    let len = src.len();
+    let base = src.as_ptr();
+    // The first block and the tail go through this: three bytes before, 64 after.
+    let mut padded = [0u8; 3 + BLOCK];
+    let mut pos = 0;
+    // Whether the last three bytes before `pos` are ASCII.
+    let mut ascii_before = true;
+    if len >= BLOCK {
+        padded[3..].copy_from_slice(&src[..BLOCK]);
+        // SAFETY: `padded` holds the block and three zeros before it.
+        let bytes = unsafe { load(padded.as_ptr().add(3)) };
+        let high = _mm512_movepi8_mask(bytes);
+        // SAFETY: as above.
+        if high != 0 && unsafe { block_has_error(padded.as_ptr().add(3), bytes) } {
+            return Err(0);
+        }
+        if COPY {
+            // SAFETY: `dst` has room for `len >= 64` bytes.
+            unsafe { _mm512_storeu_epi8(dst.cast(), bytes) };
+        }
+        ascii_before = high >> (BLOCK - 3) == 0;
+        pos = BLOCK;
+        while pos + BLOCK <= len {
+            if ascii_before {
+                // A run of ASCII, two blocks at a time.
+                while pos + 2 * BLOCK <= len {
+                    // SAFETY: `pos .. pos + 128` is inside `src`.
+                    let (a, b) = unsafe { (load(base.add(pos)), load(base.add(pos + BLOCK))) };
+                    if _mm512_movepi8_mask(_mm512_or_si512(a, b)) != 0 {
+                        break;
+                    }
+                    if COPY {
+                        // SAFETY: `dst` has room for `len` bytes.
+                        unsafe {
+                            _mm512_storeu_epi8(dst.add(pos).cast(), a);
+                            _mm512_storeu_epi8(dst.add(pos + BLOCK).cast(), b);
+                        }
+                    }
+                    pos += 2 * BLOCK;
+                }
+                if pos + BLOCK > len {
+                    break;
+                }
+            }
+            // SAFETY: `pos - 3 .. pos + 64` is inside `src` (pos >= 64).
+            let p = unsafe { base.add(pos) };
+            let bytes = unsafe { load(p) };
+            let high = _mm512_movepi8_mask(bytes);
+            if high != 0 || !ascii_before {
+                // SAFETY: as above.
+                if unsafe { block_has_error(p, bytes) } {
+                    return Err(pos);
+                }
+                ascii_before = high >> (BLOCK - 3) == 0;
+            }
+            if COPY {
+                // SAFETY: `dst` has room for `len` bytes.
+                unsafe { _mm512_storeu_epi8(dst.add(pos).cast(), bytes) };
+            }
+            pos += BLOCK;
+        }
+    }
+    if pos < len {
+        // The tail, shorter than a block, with zeros after it: a sequence cut by the
+        // end meets them and shows as an error.
+        let before = pos.min(3);
+        padded = [0u8; 3 + BLOCK];
+        padded[3 - before..3 + len - pos].copy_from_slice(&src[pos - before..]);
+        // SAFETY: `padded` holds the tail, zeros after it and three bytes before.
+        let bytes = unsafe { load(padded.as_ptr().add(3)) };
+        let high = _mm512_movepi8_mask(bytes);
+        // SAFETY: as above.
+        if (high != 0 || !ascii_before) && unsafe { block_has_error(padded.as_ptr().add(3), bytes) } {
+            return Err(pos);
+        }
+        if COPY {
+            // SAFETY: `dst` has room for `len` bytes, `src` holds them.
+            unsafe { core::ptr::copy_nonoverlapping(base.add(pos), dst.add(pos), len - pos) };
+        }
+    } else if !ascii_before {
+        // Ends on a block boundary: the last sequence must be whole.
+        let end = &src[len - 3..];
+        if end[2] >= 0xC0 || end[1] >= 0xE0 || end[0] >= 0xF0 {
+            return Err(len);
+        }
+    }
+    Ok(())
+}
+
+/// Where the first error or cut sequence of `src` is, given `at` from [`check`].
+fn valid_up_to_from(src: &[u8], at: usize) -> usize {
+    // Back to the start of the character that `at` may cut (a character boundary of
+    // the valid text before it), then the standard library finds the error, which is
+    // close: within the block at `at`.
+    let mut start = at.saturating_sub(3);
+    while start > 0 && start < src.len() && (src[start] as i8) < -0x40 {
+        start -= 1;
+    }
+    start + core::str::from_utf8(&src[start..]).map_or_else(|e| e.valid_up_to(), str::len)
+}
+
+/// Whether `src` is all valid UTF-8. Only where [`available`] says so.
+#[inline]
+pub(crate) fn is_valid(src: &[u8]) -> bool {
+    debug_assert!(available());
+    // SAFETY: the CPU has AVX-512BW; `check` reads only `src` without `COPY`.
+    unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
+}
+
+/// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`).
+/// Only where [`available`] says so.
+#[inline]
+pub(crate) fn valid_up_to(src: &[u8]) -> usize {
+    debug_assert!(available());
+    // SAFETY: as in `is_valid`.
+    match unsafe { check::<false>(src, core::ptr::null_mut()) } {
+        Ok(()) => src.len(),
+        Err(at) => valid_up_to_from(src, at),
+    }
+}
+
+/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
+/// validating as it copies; returns its length. Only where [`available`] says so.
+#[inline]
+pub(crate) fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+    debug_assert!(available());
+    let src = &src[..src.len().min(dst.len())];
+    let out = dst.as_mut_ptr().cast::<u8>();
+    // SAFETY: the CPU has AVX-512BW; `dst` has room for all of `src`.
+    match unsafe { check::<true>(src, out) } {
+        Ok(()) => src.len(),
+        Err(at) => {
+            let valid = valid_up_to_from(src, at);
+            if valid > at {
+                // SAFETY: `at <= valid <= src.len() <= dst.len()`, and the two do not
+                // overlap (`dst` is a `&mut`).
+                unsafe { core::ptr::copy_nonoverlapping(src.as_ptr().add(at), out.add(at), valid - at) };
+            }
+            valid
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scalar;
+    use super::*;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// Compares the kernels with their twins on `bytes` (the fused copy too when
+    /// `copy`).
+    fn same(bytes: &[u8], copy: bool) {
+        let expected = scalar::utf8_valid_up_to(bytes);
+        assert_eq!(is_valid(bytes), expected == bytes.len(), "{bytes:02X?}");
+        assert_eq!(valid_up_to(bytes), expected, "{bytes:02X?}");
+        if copy {
+            let mut out = vec![MaybeUninit::new(0xAAu8); bytes.len() + 1];
+            assert_eq!(copy_valid_prefix(bytes, &mut out), expected, "{bytes:02X?}");
+            // SAFETY: the kernel wrote (or the fill left) every byte.
+            let copied: Vec<u8> = out[..expected].iter().map(|b| unsafe { b.assume_init() }).collect();
+            assert_eq!(copied, &bytes[..expected]);
+            let mut twin = vec![MaybeUninit::new(0u8); bytes.len() + 1];
+            assert_eq!(scalar::copy_valid_utf8_prefix(bytes, &mut twin), expected);
+            // A destination shorter than the input.
+            let short = bytes.len() / 2;
+            let expected = scalar::utf8_valid_up_to(&bytes[..short]);
+            assert_eq!(copy_valid_prefix(bytes, &mut out[..short]), expected, "{bytes:02X?}");
+        }
+    }
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() >> 33) as usize % n
+        }
+    }
+
+    const SOME: [u8; 19] = [
+        0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5,
+        0xFF,
+    ];
+
+    #[test]
+    fn short_sequences_at_every_offset() {
+        if !available() {
+            return;
+        }
+        let mut buf = [b'a'; 200];
+        for first in 0..=255u8 {
+            for second in (0..=255u8).map(Some).chain([None]) {
+                let seq: Vec<u8> = [Some(first), second].into_iter().flatten().collect();
+                for offset in 0..=70 {
+                    for total in [offset + seq.len(), 64, 96, 128, 135, 192] {
+                        if total < offset + seq.len() {
+                            continue;
+                        }
+                        buf[offset..offset + seq.len()].copy_from_slice(&seq);
+                        same(&buf[..total], false);
+                        buf[offset..offset + seq.len()].fill(b'a');
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn long_sequences_at_boundaries() {
+        if !available() {
+            return;
+        }
+        let mut buf = [b'a'; 200];
+        for first in 0xC0..=0xFFu8 {
+            for second in 0..=255u8 {
+                for third in SOME {
+                    for fourth in SOME.into_iter().map(Some).chain([None]) {
+                        let seq: Vec<u8> =
+                            [Some(first), Some(second), Some(third), fourth].into_iter().flatten().collect();
+                        for offset in [0, 29, 61, 62, 63] {
+                            for total in [offset + seq.len(), 128] {
+                                buf[offset..offset + seq.len()].copy_from_slice(&seq);
+                                same(&buf[..total], false);
+                                buf[offset..offset + seq.len()].fill(b'a');
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Random text: ASCII runs and characters of every length.
+    fn random_text(rng: &mut Rng, len: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(len + 4);
+        let mode = rng.below(4);
+        while out.len() < len {
+            let c = match (mode, rng.below(8)) {
+                (0, _) | (_, 0..=3) => (rng.below(0x80)) as u32,
+                (_, 4) => 0x80 + rng.below(0x780) as u32,
+                (_, 5) => 0x800 + rng.below(0xF800) as u32,
+                _ => 0x10000 + rng.below(0x100000) as u32,
+            };
+            if let Some(c) = char::from_u32(c) {
+                let mut tmp = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn random_inputs_at_every_alignment() {
+        if !available() {
+            return;
+        }
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut buf = vec![0u8; 64 + 400];
+        for case in 0..1_500_000 {
+            let len = rng.below(if case % 16 == 0 { 400 } else { 140 });
+            let align = rng.below(64);
+            let bytes = &mut buf[align..align + len];
+            match case % 3 {
+                0 => {
+                    // Random bytes, mostly ASCII or mostly not.
+                    let high = rng.below(4);
+                    for b in bytes.iter_mut() {
+                        *b = rng.next() as u8;
+                        if rng.below(4) >= high {
+                            *b &= 0x7F;
+                        }
+                    }
+                }
+                _ => {
+                    let text = random_text(&mut rng, len);
+                    bytes.copy_from_slice(&text[..len]);
+                    if case % 3 == 2 && len > 0 {
+                        for _ in 0..1 + rng.below(2) {
+                            let at = rng.below(len);
+                            bytes[at] = match rng.below(3) {
+                                0 => rng.next() as u8,
+                                1 => SOME[rng.below(SOME.len())],
+                                _ => bytes[at] ^ (1 << rng.below(8)),
+                            };
+                        }
+                    }
+                }
+            }
+            same(&buf[align..align + len], case % 4 == 0);
+        }
+    }
+
+    #[test]
+    fn long_texts_with_one_error_anywhere() {
+        if !available() {
+            return;
+        }
+        let mut rng = Rng(42);
+        for _ in 0..300 {
+            let len = 1000 + rng.below(3000);
+            let mut text = random_text(&mut rng, len);
+            same(&text, true);
+            let at = rng.below(text.len());
+            text[at] = SOME[rng.below(SOME.len())];
+            same(&text, true);
+        }
+        // All ASCII, then one character at every position of the last blocks.
+        for len in [128, 191, 192, 256] {
+            for at in len - 70..len {
+                for seq in [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80"] {
+                    let mut bytes = vec![b'x'; len];
+                    let end = (at + seq.len()).min(len);
+                    bytes[at..end].copy_from_slice(&seq[..end - at]);
+                    same(&bytes, true);
+                }
+            }
+        }
+    }
+}
