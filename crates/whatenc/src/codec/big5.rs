@@ -1,8 +1,9 @@
 //! Big5 (`encoding.bs` § "Big5"): the decoder, with its four pointers that are two
 //! code points each, and the encoder, through the index Big5 pointer.
 //!
-//! A two-byte sequence is one lookup in index Big5 by pointer (the table holds the
-//! low 16 bits, and a bitset marks the plane 2 code points). The encoder has a
+//! A two-byte sequence is one lookup in a grid indexed by the two bytes (built at
+//! compile time from index Big5, whose table holds the low 16 bits, and a bitset that
+//! marks the plane 2 code points; the grid marks those with surrogates). The encoder has a
 //! reverse table for the BMP and a binary search for plane 2.
 
 use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
@@ -40,6 +41,85 @@ impl Big5Decoder {
     }
 }
 
+/// The first pair of bytes in [`BIG5_GRID`]: leading byte 0x87 holds the first
+/// pointer of the table.
+const GRID_FIRST: usize = 0x8740;
+/// The length of [`BIG5_GRID`].
+const GRID_LEN: usize = 0xFEFE - GRID_FIRST + 1;
+/// The grid entry of a pair with no code point. Entries are never surrogates
+/// otherwise, except the plane 2 marks `PLANE_2 + k`, which are below it.
+const NULL: u16 = 0xDFFF;
+/// The mark of the `k`th code point of plane 2 in [`BIG5_GRID`].
+const PLANE_2: u16 = 0xD800;
+
+/// The number of plane 2 code points in index Big5.
+const PLANE_2_COUNT: usize = {
+    let mut count = 0;
+    let mut i = 0;
+    while i < BIG5_DECODE.len() {
+        if BIG5_DECODE_ASTRAL[i / 32] & (1 << (i % 32)) != 0 {
+            count += 1;
+        }
+        i += 1;
+    }
+    assert!(count < (NULL - PLANE_2) as usize);
+    count
+};
+
+/// Index Big5 laid out by the two bytes as a big-endian number minus `GRID_FIRST`,
+/// and the low 16 bits of its plane 2 code points, computed at compile time from the
+/// generated tables.
+const GRIDS: ([u16; GRID_LEN], [u16; PLANE_2_COUNT]) = {
+    let mut grid = [NULL; GRID_LEN];
+    let mut plane_2 = [0; PLANE_2_COUNT];
+    let mut k = 0;
+    let mut index = 0;
+    while index < GRID_LEN {
+        let (leading, byte) = ((index + GRID_FIRST) >> 8, (index + GRID_FIRST) & 0xFF);
+        let offset = if byte < 0x7F { 0x40 } else { 0x62 };
+        if (byte >= 0x40 && byte <= 0x7E) || (byte >= 0xA1 && byte <= 0xFE) {
+            // The grid starts at the first pointer, and pointers grow with `index`.
+            let pointer = (leading - 0x81) * 157 + byte - offset;
+            let i = pointer - BIG5_FIRST_POINTER;
+            if matches!(pointer, 1133 | 1135 | 1164 | 1166) {
+                // Two code points each: left to the byte-at-a-time handler.
+            } else if BIG5_DECODE_ASTRAL[i / 32] & (1 << (i % 32)) != 0 {
+                grid[index] = PLANE_2 + k as u16;
+                plane_2[k] = BIG5_DECODE[i];
+                k += 1;
+            } else if BIG5_DECODE[i] != 0 {
+                grid[index] = BIG5_DECODE[i];
+            }
+        }
+        index += 1;
+    }
+    (grid, plane_2)
+};
+
+/// Index Big5 by the two bytes (see [`GRIDS`]): a code point of the BMP, `NULL`, or
+/// the mark `PLANE_2 + k` of the code point 0x20000 | `BIG5_PLANE_2[k]`. One lookup
+/// with one bound check, and one comparison tells a code point of the BMP.
+static BIG5_GRID: [u16; GRID_LEN] = GRIDS.0;
+/// The low 16 bits of index Big5's code points in plane 2, in pointer order.
+static BIG5_PLANE_2: [u16; PLANE_2_COUNT] = GRIDS.1;
+
+/// The grid entry for a leading byte and a byte (`NULL` outside the grid).
+#[inline(always)]
+fn grid_entry(leading: u8, byte: u8) -> u16 {
+    let index = usize::from(u16::from_be_bytes([leading, byte])).wrapping_sub(GRID_FIRST);
+    BIG5_GRID.get(index).copied().unwrap_or(NULL)
+}
+
+/// A whole two-byte sequence at the start of `src` whose code point is in the BMP,
+/// for [`Sink::decode_bmp_run`].
+#[inline(always)]
+fn bmp_sequence(src: &[u8]) -> Option<(u16, usize)> {
+    let [leading, byte, ..] = *src else { return None };
+    let code_point = *BIG5_GRID.get(usize::from(u16::from_be_bytes([leading, byte])).wrapping_sub(GRID_FIRST))?;
+    // Not `NULL` nor a plane 2 mark: not a surrogate.
+    (code_point.wrapping_sub(PLANE_2) >= 0x800).then_some((code_point, 2))
+}
+
 /// Step 3 of the Big5 decoder's handler (`encoding.bs` § "Big5 decoder"), for
 /// `leading` and `byte` (which is in `src[pos]`): writes the code point(s) and
 /// returns the position after the sequence, or returns the error with the position
@@ -65,14 +145,15 @@ fn two_bytes<S: Sink>(leading: u8, byte: u8, pos: usize, dst: &mut S) -> Result<
             return Ok(pos + 1);
         }
         // 3.7–3.8. The index Big5 code point for pointer, if any.
-        if let Some(i) = pointer.checked_sub(BIG5_FIRST_POINTER) {
-            let value = BIG5_DECODE[i];
-            if BIG5_DECODE_ASTRAL[i / 32] & (1 << (i % 32)) != 0 {
-                dst.push_char(char::from_u32(0x20000 | value as u32).unwrap_or('\u{FFFD}'));
+        match grid_entry(leading, byte) {
+            NULL => {}
+            mark @ PLANE_2..NULL => {
+                let low = BIG5_PLANE_2[usize::from(mark - PLANE_2)];
+                dst.push_char(char::from_u32(0x20000 | u32::from(low)).unwrap_or('\u{FFFD}'));
                 return Ok(pos + 1);
             }
-            if value != 0 {
-                dst.push_bmp(value);
+            code_point => {
+                dst.push_bmp(code_point);
                 return Ok(pos + 1);
             }
         }
@@ -105,7 +186,14 @@ impl DecodeHandler for Big5Decoder {
             }
         }
         loop {
+            // ASCII runs in bulk, then whole sequences (and lone ASCII bytes) in
+            // batches with one room check each; the rest one step at a time.
             pos += dst.copy_ascii_run(&src[pos..]);
+            let n = dst.decode_bmp_run(&src[pos..], bmp_sequence);
+            pos += n;
+            if n != 0 {
+                continue;
+            }
             let Some(&byte) = src.get(pos) else {
                 return (Status::InputEmpty, pos);
             };

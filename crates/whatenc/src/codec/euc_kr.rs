@@ -17,47 +17,41 @@ impl EucKrDecoder {
     }
 }
 
-/// Index EUC-KR's two tables end to end (computed at compile time), so that a
-/// pointer into either is one lookup without a branch between them.
-static EUC_KR_ROWS: [u16; EUC_KR_LOW.len() + EUC_KR_HIGH.len()] = {
-    let mut table = [0; EUC_KR_LOW.len() + EUC_KR_HIGH.len()];
-    let mut i = 0;
-    while i < EUC_KR_LOW.len() {
-        table[i] = EUC_KR_LOW[i];
-        i += 1;
+/// The first pointer of the grid: leading byte 0x81, trailing byte 0x41.
+const GRID_FIRST: usize = 0x8141;
+
+/// Index EUC-KR laid out by the two bytes as a big-endian number, minus
+/// `GRID_FIRST` (computed at compile time from the generated tables): one lookup
+/// with one bound check and no arithmetic on the bytes beyond joining them. The
+/// pairs that have no code point (a trailing byte outside 0x41 to 0xFE included)
+/// are 0.
+static EUC_KR_GRID: [u16; 0xFEFE - GRID_FIRST + 1] = {
+    let mut grid = [0; 0xFEFE - GRID_FIRST + 1];
+    let mut lead = 0x81;
+    while lead <= 0xFE {
+        let mut byte = 0x41;
+        while byte <= 0xFE {
+            let code_point = if lead < EUC_KR_SPLIT_LEAD as usize {
+                EUC_KR_LOW[(lead - 0x81) * 190 + byte - 0x41]
+            } else if byte >= 0xA1 {
+                let index = (lead - EUC_KR_SPLIT_LEAD as usize) * 94 + byte - 0xA1;
+                if index < EUC_KR_HIGH.len() { EUC_KR_HIGH[index] } else { 0 }
+            } else {
+                0
+            };
+            grid[(lead << 8 | byte) - GRID_FIRST] = code_point;
+            byte += 1;
+        }
+        lead += 1;
     }
-    while i < table.len() {
-        table[i] = EUC_KR_HIGH[i - EUC_KR_LOW.len()];
-        i += 1;
-    }
-    table
+    grid
 };
 
 /// Decoder steps 3.4 to 3.6: the index code point for pointer
-/// (lead − 0x81) × 190 + (byte − 0x41) in index EUC-KR, if any. The rows from
-/// `EUC_KR_SPLIT_LEAD` on have no code points for trailing bytes below 0xA1, so
-/// their table leaves those out.
+/// (lead − 0x81) × 190 + (byte − 0x41) in index EUC-KR, if any.
 #[inline(always)]
 fn pair(lead: u8, byte: u8) -> Option<u16> {
-    if !(0x41..=0xFE).contains(&byte) {
-        return None;
-    }
-    // The tables end with the index's last row (so 0xFE has none).
-    let low = (lead as usize).wrapping_sub(0x81).wrapping_mul(190).wrapping_add(byte as usize - 0x41);
-    let high = (lead as usize)
-        .wrapping_sub(EUC_KR_SPLIT_LEAD as usize)
-        .wrapping_mul(94)
-        .wrapping_add((byte as usize).wrapping_sub(0xA1))
-        .wrapping_add(EUC_KR_LOW.len());
-    // Selects, not branches: which row a character is in is not predictable.
-    let index = if lead < EUC_KR_SPLIT_LEAD {
-        low
-    } else if byte >= 0xA1 {
-        high
-    } else {
-        usize::MAX
-    };
-    let code_point = *EUC_KR_ROWS.get(index)?;
+    let code_point = *EUC_KR_GRID.get(usize::from(u16::from_be_bytes([lead, byte])).wrapping_sub(GRID_FIRST))?;
     (code_point != 0).then_some(code_point)
 }
 
@@ -69,8 +63,8 @@ impl LeadByteHandler for EucKrDecoder {
 
     #[inline(always)]
     fn sequence(src: &[u8]) -> Option<(u16, usize)> {
-        match src[0] {
-            lead @ 0x81..=0xFE => Some((pair(lead, *src.get(1)?)?, 2)),
+        match *src {
+            [lead, byte, ..] => Some((pair(lead, byte)?, 2)),
             _ => None,
         }
     }

@@ -11,18 +11,34 @@
 use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
 use crate::tables::gb18030::{GB18030_DECODE, GB18030_ENCODE, GB18030_RANGES_CODE_POINTS, GB18030_RANGES_POINTERS};
 
+/// The first pair of bytes in [`GB18030_GRID`].
+const GRID_FIRST: usize = 0x8140;
+
+/// The two-byte part of index gb18030, laid out by the two bytes as a big-endian
+/// number minus `GRID_FIRST` (computed at compile time from the generated table):
+/// one lookup with one bound check. 0 where the pair has no code point (null, or a
+/// second byte with no pointer, which includes 0x30 to 0x39).
+static GB18030_GRID: [u16; 0xFEFE - GRID_FIRST + 1] = {
+    let mut grid = [0; 0xFEFE - GRID_FIRST + 1];
+    let mut index = 0;
+    while index < grid.len() {
+        let (leading, byte) = ((index + GRID_FIRST) >> 8, (index + GRID_FIRST) & 0xFF);
+        // Let offset be 0x40 if byte is less than 0x7F; otherwise 0x41. A pointer
+        // only for byte in 0x40 to 0x7E or 0x80 to 0xFE.
+        let offset = if byte < 0x7F { 0x40 } else { 0x41 };
+        if (byte >= 0x40 && byte <= 0x7E) || (byte >= 0x80 && byte <= 0xFE) {
+            grid[index] = GB18030_DECODE[(leading - 0x81) * 190 + byte - offset];
+        }
+        index += 1;
+    }
+    grid
+};
+
 /// The index gb18030 code point for a two-byte sequence (`encoding.bs` § "gb18030
 /// decoder", the steps for when gb18030 first is not 0x00, after the 0x30–0x39 check).
 #[inline(always)]
 fn two_byte_code_point(leading: u8, byte: u8) -> Option<u16> {
-    // Let offset be 0x40 if byte is less than 0x7F; otherwise 0x41.
-    let offset = if byte < 0x7F { 0x40 } else { 0x41 };
-    // A pointer only for byte in 0x40 to 0x7E or 0x80 to 0xFE.
-    if !matches!(byte, 0x40..=0x7E | 0x80..=0xFE) {
-        return None;
-    }
-    let pointer = (leading as usize - 0x81) * 190 + (byte as usize - offset);
-    let code_point = *GB18030_DECODE.get(pointer)?;
+    let code_point = *GB18030_GRID.get(usize::from(u16::from_be_bytes([leading, byte])).wrapping_sub(GRID_FIRST))?;
     (code_point != 0).then_some(code_point)
 }
 
@@ -31,11 +47,16 @@ fn two_byte_code_point(leading: u8, byte: u8) -> Option<u16> {
 /// for anything else.
 #[inline(always)]
 fn two_byte_sequence(src: &[u8]) -> Option<(u16, usize)> {
-    match *src {
-        // Step 5, the second byte not in 0x30 to 0x39.
-        [lead @ 0x81..=0xFE, byte, ..] if !byte.is_ascii_digit() => Some((two_byte_code_point(lead, byte)?, 2)),
-        // Step 7: 0x80 is U+20AC (€).
-        [0x80, ..] => Some((0x20AC, 1)),
+    // Step 5, the second byte not in 0x30 to 0x39 (those have no code point in the
+    // grid, nor does a first byte outside 0x81 to 0xFE).
+    if let [lead, byte, ..] = *src {
+        if let Some(code_point) = two_byte_code_point(lead, byte) {
+            return Some((code_point, 2));
+        }
+    }
+    // Step 7: 0x80 is U+20AC (€).
+    match src.first() {
+        Some(0x80) => Some((0x20AC, 1)),
         _ => None,
     }
 }

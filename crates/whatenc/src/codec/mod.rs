@@ -229,10 +229,10 @@ impl Sink for Utf8Sink<'_> {
             read += len;
             let c = code_point as u32;
             if c >= 0x800 {
-                let bytes = &mut buf[out..out + 3];
-                bytes[0] = 0xE0 | (c >> 12) as u8;
-                bytes[1] = 0x80 | ((c >> 6) & 0x3F) as u8;
-                bytes[2] = 0x80 | (c & 0x3F) as u8;
+                // One store of four bytes; the fourth is scratch (the room for a step
+                // covers it), overwritten by the next step or left after the output.
+                let word = 0x0080_80E0 | c >> 12 | (c << 2 & 0x3F00) | (c << 16 & 0x3F_0000);
+                buf[out..out + 4].copy_from_slice(&word.to_le_bytes());
                 out += 3;
             } else if c >= 0x80 {
                 let bytes = &mut buf[out..out + 2];

@@ -7,7 +7,8 @@
 //! six characters (when none is longer than two bytes) or the first four (when none
 //! is longer than three) into one lane each with one byte shuffle, where a few
 //! masks and shifts make the code units. A four-byte character goes through the
-//! scalar code. The patterns are computed at compile time from their index.
+//! scalar code. The patterns are computed at compile time from their index. A
+//! chunk of 64 ASCII bytes is widened at once, with no masks or steps.
 
 use core::arch::x86_64::{
     __m128i, _mm_and_si128, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
@@ -169,6 +170,56 @@ unsafe fn masks(block: &[u8; 16]) -> (u32, u32) {
     }
 }
 
+/// The four vectors of a chunk of 64 bytes, and whether all of them are ASCII.
+///
+/// # Safety
+/// The CPU must have SSSE3 (SSE2 suffices).
+#[inline]
+#[target_feature(enable = "ssse3")]
+unsafe fn ascii_chunk(chunk: &[u8; 64]) -> (bool, [__m128i; 4]) {
+    // SAFETY: `chunk` holds 64 readable bytes.
+    unsafe {
+        let ptr = chunk.as_ptr().cast::<__m128i>();
+        let vectors = [
+            _mm_loadu_si128(ptr),
+            _mm_loadu_si128(ptr.add(1)),
+            _mm_loadu_si128(ptr.add(2)),
+            _mm_loadu_si128(ptr.add(3)),
+        ];
+        let any = _mm_or_si128(_mm_or_si128(vectors[0], vectors[1]), _mm_or_si128(vectors[2], vectors[3]));
+        (_mm_movemask_epi8(any) == 0, vectors)
+    }
+}
+
+/// Widens four vectors of ASCII bytes into `out`.
+///
+/// # Safety
+/// The CPU must have SSSE3 (SSE2 suffices).
+#[inline]
+#[target_feature(enable = "ssse3")]
+unsafe fn widen_chunk(vectors: &[__m128i; 4], out: &mut [u16; 64]) {
+    // SAFETY: `out` holds 64 writable u16s, i.e. eight 16-byte vectors.
+    unsafe {
+        let zero = _mm_setzero_si128();
+        let ptr = out.as_mut_ptr().cast::<__m128i>();
+        for (i, &vector) in vectors.iter().enumerate() {
+            _mm_storeu_si128(ptr.add(2 * i), _mm_unpacklo_epi8(vector, zero));
+            _mm_storeu_si128(ptr.add(2 * i + 1), _mm_unpackhi_epi8(vector, zero));
+        }
+    }
+}
+
+/// [`masks`] of a loaded vector.
+///
+/// # Safety
+/// The CPU must have SSSE3 (SSE2 suffices).
+#[inline]
+#[target_feature(enable = "ssse3")]
+unsafe fn vector_masks(vector: __m128i) -> (u32, u32) {
+    let continuation = _mm_cmplt_epi8(vector, _mm_set1_epi8(-64));
+    (_mm_movemask_epi8(vector) as u32, _mm_movemask_epi8(continuation) as u32)
+}
+
 /// One step at the start of `bytes[read..read + 16]` (a character boundary):
 /// `ascii` is the number of ASCII bytes there (at least 16 when all are), `ends`
 /// the mask of the bytes that end a character among the first 12. Returns the bytes
@@ -267,13 +318,25 @@ unsafe fn utf8_to_utf16_ssse3(s: &str, dst: &mut [u16]) -> usize {
     // there are bytes left: 16 while a block is read.
     //
     // The masks of 64 bytes at once, so that the steps over them depend on each
-    // other only through a table lookup.
+    // other only through a table lookup; 64 ASCII bytes are widened at once.
     while read + 64 <= bytes.len() {
+        let chunk: &[u8; 64] = bytes[read..read + 64].try_into().unwrap_or(&[0; 64]);
+        // SAFETY: the CPU has SSSE3; `chunk` holds 64 readable bytes.
+        let (ascii, vectors) = unsafe { ascii_chunk(chunk) };
+        if ascii {
+            // `dst` has room for as many units as there are bytes left.
+            if let Some(out) = dst[written..].first_chunk_mut::<64>() {
+                // SAFETY: the CPU has SSSE3.
+                unsafe { widen_chunk(&vectors, out) };
+                read += 64;
+                written += 64;
+                continue;
+            }
+        }
         let (mut non_ascii, mut continuation) = (0u64, 0u64);
-        for i in 0..4 {
-            let block = bytes[read + 16 * i..][..16].try_into().unwrap_or(&[0; 16]);
+        for (i, &vector) in vectors.iter().enumerate() {
             // SAFETY: the CPU has SSSE3.
-            let (n, c) = unsafe { masks(block) };
+            let (n, c) = unsafe { vector_masks(vector) };
             non_ascii |= (n as u64) << (16 * i);
             continuation |= (c as u64) << (16 * i);
         }
