@@ -49,10 +49,10 @@ fn two_byte_code_point(leading: u8, byte: u8) -> Option<u16> {
 fn two_byte_sequence(src: &[u8]) -> Option<(u16, usize)> {
     // Step 5, the second byte not in 0x30 to 0x39 (those have no code point in the
     // grid, nor does a first byte outside 0x81 to 0xFE).
-    if let [lead, byte, ..] = *src {
-        if let Some(code_point) = two_byte_code_point(lead, byte) {
-            return Some((code_point, 2));
-        }
+    if let [lead, byte, ..] = *src
+        && let Some(code_point) = two_byte_code_point(lead, byte)
+    {
+        return Some((code_point, 2));
     }
     // Step 7: 0x80 is U+20AC (€).
     match src.first() {
