@@ -2,9 +2,15 @@
 //!
 //! This is the only module where `cfg(target_arch)` and `unsafe` appear. The
 //! portable word-at-a-time kernels of [`scalar`] are built everywhere; on x86_64 the
-//! SSE2 twins in `x86_64` (SSE2 is in the baseline, so nothing is detected at run
-//! time) replace them. Every kernel is tested against its scalar twin on inputs at
-//! every alignment.
+//! SSE2 twins in `x86_64` replace them (SSE2 is in the baseline). Kernels that need
+//! more, `ssse3` (UTF-8 → UTF-16, three-byte UTF-16 → UTF-8 blocks) and `avx512`
+//! (UTF-8 validation, alone or fused with a copy), are chosen at run time: `std`
+//! detects the feature once and caches it; without `std`, only a build that targets
+//! the feature uses them. UTF-8 validation falls back to simdutf8. Every kernel is
+//! tested against its scalar twin on inputs at every alignment.
+//!
+//! Kernels may store whole words and vectors past the output they report, at most
+//! [`utf8_out::SCRATCH`] units; callers treat only the reported output as written.
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
