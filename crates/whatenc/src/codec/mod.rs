@@ -433,6 +433,11 @@ pub(crate) trait Source {
     fn utf16_units(&self) -> Option<&[u16]> {
         None
     }
+    /// The text left, for a source over `&str` (`None` for UTF-16).
+    #[inline(always)]
+    fn utf8_text(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// A [`Source`] over `&str`.
@@ -499,6 +504,10 @@ impl Source for StrSource<'_> {
     #[inline(always)]
     fn next_is_ascii(&self) -> bool {
         self.src.as_bytes().get(self.pos).is_some_and(u8::is_ascii)
+    }
+    #[inline(always)]
+    fn utf8_text(&self) -> Option<&str> {
+        Some(self.rest())
     }
 }
 

@@ -70,9 +70,77 @@ impl EncodeHandler for SingleByteEncoder {
             src.advance(read);
             return status;
         }
+        if let Some(text) = src.utf8_text() {
+            let (status, read) = encode_str(text, dst, index);
+            src.advance(read);
+            return status;
+        }
         // Steps 1–2 (end-of-queue, ASCII) are the shared loop's; then the index
         // pointer + 0x80, or error with the code point.
         super::encode_stateless(src, dst, |c| index.pointer(c).map(u32::from))
+    }
+}
+
+/// The encoder's loop over `&str`: ASCII runs in bulk, other scalar values of the
+/// BMP decoded from their UTF-8 in place and looked up in the page table, as many
+/// as the room holds without checking it again. Returns the status and bytes consumed.
+#[inline]
+fn encode_str(text: &str, dst: &mut ByteSink<'_>, index: &SingleByteIndex) -> (EncodeStatus, usize) {
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    loop {
+        if pos == bytes.len() {
+            return (EncodeStatus::InputEmpty, pos);
+        }
+        let room = dst.room();
+        if room < ENCODE_STEP {
+            return (EncodeStatus::OutputFull, pos);
+        }
+        if bytes[pos] < 0x80 && bytes.get(pos + 1).is_some_and(u8::is_ascii) {
+            // Step 2 for a run of ASCII, in bulk.
+            let n = crate::simd::copy_ascii_to_ascii(&bytes[pos..], dst.spare());
+            dst.commit(n);
+            pos += n;
+            continue;
+        }
+        // Every step writes one byte (an error writes none), so this many fit.
+        let steps = room - ENCODE_STEP + 1;
+        let out = &mut dst.spare()[..steps];
+        let mut written = 0;
+        let mut unmappable = None;
+        while written < steps {
+            let Some(&lead) = bytes.get(pos) else { break };
+            // `text` is valid UTF-8: a lead byte's continuation bytes follow it.
+            let (code_point, len) = if lead < 0x80 {
+                if bytes.get(pos + 1).is_some_and(u8::is_ascii) {
+                    break;
+                }
+                (lead as u16, 1)
+            } else if lead < 0xE0 {
+                ((lead as u16 & 0x1F) << 6 | (bytes[pos + 1] as u16 & 0x3F), 2)
+            } else if lead < 0xF0 {
+                ((lead as u16 & 0x0F) << 12 | (bytes[pos + 1] as u16 & 0x3F) << 6 | (bytes[pos + 2] as u16 & 0x3F), 3)
+            } else {
+                // Beyond the BMP: in no single-byte index.
+                unmappable = Some((text[pos..].chars().next().unwrap_or('\u{FFFD}'), 4));
+                break;
+            };
+            // Step 3: the index pointer + 0x80 (ASCII is its own entry; U+0000 the
+            // one whose byte is 0).
+            let byte = index.byte_for_unit(code_point);
+            if byte == 0 && code_point != 0 {
+                unmappable = Some((char::from_u32(code_point as u32).unwrap_or('\u{FFFD}'), len));
+                break;
+            }
+            out[written] = byte;
+            written += 1;
+            pos += len;
+        }
+        dst.commit(written);
+        if let Some((c, len)) = unmappable {
+            // Step 4: error with the code point.
+            return (EncodeStatus::Unmappable(c), pos + len);
+        }
     }
 }
 
