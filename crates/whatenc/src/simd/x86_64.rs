@@ -620,6 +620,23 @@ mod tests {
         }
     }
 
+    /// Every sequence of eight lengths (one, two or three bytes) in a block, so that
+    /// every packing pattern is used in both halves.
+    #[test]
+    fn block_to_utf8_matches_scalar_for_every_length_pattern() {
+        let by_length = [[0x41u16, 0x7F, 0x20], [0x3B1, 0x80, 0x7FF], [0xD55C, 0x800, 0xFFFF]];
+        for pattern in 0..3usize.pow(8) {
+            let block: [u16; 8] = core::array::from_fn(|k| {
+                let len = pattern / 3usize.pow(k as u32) % 3;
+                by_length[len][(pattern + k) % 3]
+            });
+            let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
+            let n = super::block_to_utf8(block, &mut a);
+            assert_eq!(n, scalar::block_to_utf8(block, &mut b), "{block:x?}");
+            assert_eq!(a[..n], b[..n], "{block:x?}");
+        }
+    }
+
     /// Every code unit, alone and in a block, is a surrogate exactly when the scalar
     /// twin says so.
     #[test]
