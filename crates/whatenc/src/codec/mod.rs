@@ -673,6 +673,11 @@ pub(crate) fn encode_stateless<S: Source>(
     dst: &mut ByteSink<'_>,
     bytes: impl Fn(char) -> Option<u32>,
 ) -> EncodeStatus {
+    if let Some(text) = src.utf8_text() {
+        let (status, read) = encode_stateless_str(text, dst, bytes);
+        src.advance(read);
+        return status;
+    }
     loop {
         let Some((c, len)) = src.peek() else {
             return EncodeStatus::InputEmpty;
@@ -695,6 +700,66 @@ pub(crate) fn encode_stateless<S: Source>(
             Some(pair @ 0x100..=0xFFFF) => dst.extend(&(pair as u16).to_be_bytes()),
             Some(quad) => dst.extend(&quad.to_be_bytes()),
             None => return EncodeStatus::Unmappable(c),
+        }
+    }
+}
+
+/// [`encode_stateless`] over `&str`: scalar values decoded from their UTF-8 in
+/// place, as many as the room holds without checking it again (a step writes at
+/// most 4 bytes). Returns the status and the bytes consumed.
+#[inline(always)]
+fn encode_stateless_str(
+    text: &str,
+    dst: &mut ByteSink<'_>,
+    bytes: impl Fn(char) -> Option<u32>,
+) -> (EncodeStatus, usize) {
+    let src = text.as_bytes();
+    let mut pos = 0;
+    loop {
+        if pos == src.len() {
+            return (EncodeStatus::InputEmpty, pos);
+        }
+        let room = dst.room();
+        if room < ENCODE_STEP {
+            return (EncodeStatus::OutputFull, pos);
+        }
+        if src[pos] < 0x80 && src.get(pos + 1).is_some_and(u8::is_ascii) {
+            // A run of ASCII, in bulk.
+            let n = crate::simd::copy_ascii_to_ascii(&src[pos..], dst.spare());
+            dst.commit(n);
+            pos += n;
+            continue;
+        }
+        for _ in 0..(room - ENCODE_STEP) / 4 + 1 {
+            let Some(&lead) = src.get(pos) else { break };
+            // `text` is valid UTF-8: a lead byte's continuation bytes follow it.
+            let (code_point, len) = if lead < 0x80 {
+                // A lone ASCII character (a space between words) inline; a run in bulk.
+                if src.get(pos + 1).is_some_and(u8::is_ascii) {
+                    break;
+                }
+                dst.push(lead);
+                pos += 1;
+                continue;
+            } else if lead < 0xE0 {
+                ((lead as u32 & 0x1F) << 6 | (src[pos + 1] as u32 & 0x3F), 2)
+            } else if lead < 0xF0 {
+                ((lead as u32 & 0x0F) << 12 | (src[pos + 1] as u32 & 0x3F) << 6 | (src[pos + 2] as u32 & 0x3F), 3)
+            } else {
+                let c = (lead as u32 & 0x07) << 18
+                    | (src[pos + 1] as u32 & 0x3F) << 12
+                    | (src[pos + 2] as u32 & 0x3F) << 6
+                    | (src[pos + 3] as u32 & 0x3F);
+                (c, 4)
+            };
+            let c = char::from_u32(code_point).unwrap_or('\u{FFFD}');
+            pos += len;
+            match bytes(c) {
+                Some(byte @ 0..=0xFF) => dst.push(byte as u8),
+                Some(pair @ 0x100..=0xFFFF) => dst.extend(&(pair as u16).to_be_bytes()),
+                Some(quad) => dst.extend(&quad.to_be_bytes()),
+                None => return (EncodeStatus::Unmappable(c), pos),
+            }
         }
     }
 }
