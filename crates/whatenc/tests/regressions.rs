@@ -167,3 +167,26 @@ fn utf8_to_string_fast_path_matches_the_general_path() {
         }
     }
 }
+
+/// The single-byte encoders' own loop over `&str`: a scalar value beyond the BMP is
+/// an error with that scalar value (not a stand-in), consuming its four bytes; U+0000
+/// and U+FFFF are told apart from it.
+#[test]
+fn single_byte_encoder_from_str_reports_astral_scalar_values() {
+    for encoding in [whatenc::WINDOWS_1251, whatenc::WINDOWS_1252, whatenc::KOI8_R] {
+        let text = "a\u{0}\u{1F600}б\u{FFFF}z";
+        let mut encoder = encoding.new_encoder().unwrap();
+        let mut out = [0u8; 64];
+        let first = encoder.encode_from_utf8(text, &mut out, true);
+        assert_eq!(first.result, whatenc::EncoderResult::Unmappable('\u{1F600}'), "{}", encoding.name());
+        assert_eq!((first.read, &out[..first.written]), (6, &b"a\0"[..]));
+        let (html, unmappable) = encoding.encode(text).unwrap();
+        assert!(unmappable);
+        let expected_tail: &[u8] = if encoding == whatenc::WINDOWS_1252 { b"&#1073;" } else { b"" };
+        assert!(html.starts_with(b"a\0&#128512;"), "{}", encoding.name());
+        assert!(html.ends_with(b"&#65535;z"), "{}", encoding.name());
+        if !expected_tail.is_empty() {
+            assert!(html.windows(expected_tail.len()).any(|w| w == expected_tail));
+        }
+    }
+}

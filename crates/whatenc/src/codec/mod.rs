@@ -428,15 +428,28 @@ pub(crate) trait Source {
     fn head(&self) -> Self;
     /// Whether the next unit is ASCII (false when the source is empty).
     fn next_is_ascii(&self) -> bool;
-    /// The code units left, for a source over UTF-16 (`None` for `&str`).
-    #[inline(always)]
-    fn utf16_units(&self) -> Option<&[u16]> {
-        None
-    }
-    /// The text left, for a source over `&str` (`None` for UTF-16).
-    #[inline(always)]
-    fn utf8_text(&self) -> Option<&str> {
-        None
+    /// What is left, as it is, for loops that read the input directly.
+    fn rest_input(&self) -> Input<'_>;
+}
+
+/// The rest of a [`Source`], in its own form.
+pub(crate) enum Input<'a> {
+    Utf8(&'a str),
+    Utf16(&'a [u16]),
+}
+
+/// The scalar value whose UTF-8 starts at `src[pos]`, a lead byte of valid UTF-8 that
+/// is not ASCII, and its length.
+#[inline(always)]
+pub(crate) fn decode_utf8_at(src: &[u8], pos: usize) -> (u32, usize) {
+    let lead = src[pos] as u32;
+    let continuation = |k: usize| src[pos + k] as u32 & 0x3F;
+    if lead < 0xE0 {
+        ((lead & 0x1F) << 6 | continuation(1), 2)
+    } else if lead < 0xF0 {
+        ((lead & 0x0F) << 12 | continuation(1) << 6 | continuation(2), 3)
+    } else {
+        ((lead & 0x07) << 18 | continuation(1) << 12 | continuation(2) << 6 | continuation(3), 4)
     }
 }
 
@@ -506,8 +519,8 @@ impl Source for StrSource<'_> {
         self.src.as_bytes().get(self.pos).is_some_and(u8::is_ascii)
     }
     #[inline(always)]
-    fn utf8_text(&self) -> Option<&str> {
-        Some(self.rest())
+    fn rest_input(&self) -> Input<'_> {
+        Input::Utf8(self.rest())
     }
 }
 
@@ -567,8 +580,8 @@ impl Source for Utf16Source<'_> {
         self.src.get(self.pos).is_some_and(|&unit| unit < 0x80)
     }
     #[inline(always)]
-    fn utf16_units(&self) -> Option<&[u16]> {
-        Some(&self.src[self.pos..])
+    fn rest_input(&self) -> Input<'_> {
+        Input::Utf16(&self.src[self.pos..])
     }
 }
 
@@ -673,7 +686,7 @@ pub(crate) fn encode_stateless<S: Source>(
     dst: &mut ByteSink<'_>,
     bytes: impl Fn(char) -> Option<u32>,
 ) -> EncodeStatus {
-    if let Some(text) = src.utf8_text() {
+    if let Input::Utf8(text) = src.rest_input() {
         let (status, read) = encode_stateless_str(text, dst, bytes);
         src.advance(read);
         return status;
@@ -732,8 +745,7 @@ fn encode_stateless_str(
         }
         for _ in 0..(room - ENCODE_STEP) / 4 + 1 {
             let Some(&lead) = src.get(pos) else { break };
-            // `text` is valid UTF-8: a lead byte's continuation bytes follow it.
-            let (code_point, len) = if lead < 0x80 {
+            if lead < 0x80 {
                 // A lone ASCII character (a space between words) inline; a run in bulk.
                 if src.get(pos + 1).is_some_and(u8::is_ascii) {
                     break;
@@ -741,17 +753,9 @@ fn encode_stateless_str(
                 dst.push(lead);
                 pos += 1;
                 continue;
-            } else if lead < 0xE0 {
-                ((lead as u32 & 0x1F) << 6 | (src[pos + 1] as u32 & 0x3F), 2)
-            } else if lead < 0xF0 {
-                ((lead as u32 & 0x0F) << 12 | (src[pos + 1] as u32 & 0x3F) << 6 | (src[pos + 2] as u32 & 0x3F), 3)
-            } else {
-                let c = (lead as u32 & 0x07) << 18
-                    | (src[pos + 1] as u32 & 0x3F) << 12
-                    | (src[pos + 2] as u32 & 0x3F) << 6
-                    | (src[pos + 3] as u32 & 0x3F);
-                (c, 4)
-            };
+            }
+            // `text` is valid UTF-8: a lead byte's continuation bytes follow it.
+            let (code_point, len) = decode_utf8_at(src, pos);
             let c = char::from_u32(code_point).unwrap_or('\u{FFFD}');
             pos += len;
             match bytes(c) {

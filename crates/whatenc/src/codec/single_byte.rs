@@ -1,7 +1,7 @@
 //! The single-byte decoder and encoder, shared by the 28 legacy single-byte
 //! encodings (`encoding.bs` § "Legacy single-byte encodings").
 
-use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Input, Sink, Source, Status};
 
 /// The most bytes the decoder takes byte by byte before it tries the bulk loop again.
 pub(crate) const BLOCK: usize = 16;
@@ -64,20 +64,14 @@ impl SingleByteEncoder {
 impl EncodeHandler for SingleByteEncoder {
     #[inline]
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, _last: bool) -> EncodeStatus {
-        let index = self.index;
-        if let Some(units) = src.utf16_units() {
-            let (status, read) = encode_utf16(units, dst, index);
-            src.advance(read);
-            return status;
-        }
-        if let Some(text) = src.utf8_text() {
-            let (status, read) = encode_str(text, dst, index);
-            src.advance(read);
-            return status;
-        }
-        // Steps 1–2 (end-of-queue, ASCII) are the shared loop's; then the index
-        // pointer + 0x80, or error with the code point.
-        super::encode_stateless(src, dst, |c| index.pointer(c).map(u32::from))
+        // Steps 1–2 (end-of-queue, ASCII) and 3–4 (the index pointer + 0x80, or
+        // error with the code point), in a loop for each form of input.
+        let (status, read) = match src.rest_input() {
+            Input::Utf8(text) => encode_str(text, dst, self.index),
+            Input::Utf16(units) => encode_utf16(units, dst, self.index),
+        };
+        src.advance(read);
+        status
     }
 }
 
@@ -110,26 +104,21 @@ fn encode_str(text: &str, dst: &mut ByteSink<'_>, index: &SingleByteIndex) -> (E
         let mut unmappable = None;
         while written < steps {
             let Some(&lead) = bytes.get(pos) else { break };
-            // `text` is valid UTF-8: a lead byte's continuation bytes follow it.
             let (code_point, len) = if lead < 0x80 {
                 if bytes.get(pos + 1).is_some_and(u8::is_ascii) {
                     break;
                 }
-                (lead as u16, 1)
-            } else if lead < 0xE0 {
-                ((lead as u16 & 0x1F) << 6 | (bytes[pos + 1] as u16 & 0x3F), 2)
-            } else if lead < 0xF0 {
-                ((lead as u16 & 0x0F) << 12 | (bytes[pos + 1] as u16 & 0x3F) << 6 | (bytes[pos + 2] as u16 & 0x3F), 3)
+                (lead as u32, 1)
             } else {
-                // Beyond the BMP: in no single-byte index.
-                unmappable = Some((text[pos..].chars().next().unwrap_or('\u{FFFD}'), 4));
-                break;
+                // `text` is valid UTF-8: a lead byte's continuation bytes follow it.
+                super::decode_utf8_at(bytes, pos)
             };
             // Step 3: the index pointer + 0x80 (ASCII is its own entry; U+0000 the
-            // one whose byte is 0).
-            let byte = index.byte_for_unit(code_point);
+            // one whose byte is 0). Beyond the BMP (looked up as U+FFFF, a
+            // noncharacter), a scalar value is in no single-byte index.
+            let byte = index.byte_for_unit(u16::try_from(code_point).unwrap_or(0xFFFF));
             if byte == 0 && code_point != 0 {
-                unmappable = Some((char::from_u32(code_point as u32).unwrap_or('\u{FFFD}'), len));
+                unmappable = Some((char::from_u32(code_point).unwrap_or('\u{FFFD}'), len));
                 break;
             }
             out[written] = byte;
@@ -273,15 +262,6 @@ impl SingleByteIndex {
         }
         let run_byte = run_start.wrapping_sub(run_delta) as u8;
         SingleByteIndex { decode, utf16, utf8, pages: bmp_pages, data, run_start, run_len, run_delta, run_byte }
-    }
-
-    /// The byte for a non-ASCII scalar value: the index pointer + 0x80, if any.
-    #[inline(always)]
-    pub(crate) fn pointer(&self, c: char) -> Option<u8> {
-        let code_point = c as u32;
-        let page = *self.pages.get((code_point >> 7) as usize)?;
-        let byte = self.data[(page as usize) << 7 | (code_point & 0x7F) as usize];
-        (byte != 0).then_some(byte)
     }
 
     /// The byte for a UTF-16 code unit: ASCII is itself, and 0 stands for a code

@@ -27,14 +27,7 @@ use core::mem::MaybeUninit;
 /// the build targets it.
 #[inline(always)]
 pub(crate) fn available() -> bool {
-    #[cfg(feature = "std")]
-    {
-        std::is_x86_feature_detected!("avx512bw")
-    }
-    #[cfg(not(feature = "std"))]
-    {
-        cfg!(target_feature = "avx512bw")
-    }
+    super::cpu_has!("avx512bw")
 }
 
 const BLOCK: usize = 64;

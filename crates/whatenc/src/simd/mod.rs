@@ -12,6 +12,24 @@
 //! Kernels may store whole words and vectors past the output they report, at most
 //! [`utf8_out::SCRATCH`] units; callers treat only the reported output as written.
 
+/// Whether the CPU has an x86 feature: detected at run time and cached by `std`;
+/// without `std`, whether the build targets it.
+#[cfg(target_arch = "x86_64")]
+macro_rules! cpu_has {
+    ($feature:tt) => {{
+        #[cfg(feature = "std")]
+        {
+            std::is_x86_feature_detected!($feature)
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            cfg!(target_feature = $feature)
+        }
+    }};
+}
+#[cfg(target_arch = "x86_64")]
+use cpu_has;
+
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 pub(crate) mod scalar;

@@ -20,14 +20,7 @@ use core::arch::x86_64::{
 /// the build targets it.
 #[inline(always)]
 pub(crate) fn available() -> bool {
-    #[cfg(feature = "std")]
-    {
-        std::is_x86_feature_detected!("ssse3")
-    }
-    #[cfg(not(feature = "std"))]
-    {
-        cfg!(target_feature = "ssse3")
-    }
+    super::cpu_has!("ssse3")
 }
 
 /// Patterns 0 to 63: six characters of one or two bytes (bit k of the index set when
