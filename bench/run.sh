@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 fast=$(mktemp)
 trap 'rm -f "$fast"' EXIT
 # encoding_rs with `fast-legacy-encode` is a separate build, so the feature does not
-# leak into the default-build measurements.
-cargo run --quiet --release -p whatenc-bench-fast-legacy > "$fast"
+# leak into the default-build measurements. It takes the same --filter.
+cargo run --quiet --release -p whatenc-bench-fast-legacy -- "$@" > "$fast"
 cargo run --quiet --release -p whatenc-bench -- --merge "$fast" --write BENCHMARKS.md "$@"

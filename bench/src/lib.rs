@@ -148,7 +148,7 @@ impl Op {
 /// `WHATENC_BENCH_REPS`).
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
-    /// How long one repetition runs.
+    /// How long each candidate runs in one repetition.
     pub duration: Duration,
     /// Repetitions; the median is reported.
     pub repetitions: usize,
@@ -168,25 +168,75 @@ impl Settings {
     /// Runs `f` (which processes `input_len` bytes of input) repeatedly for the set
     /// time, `repetitions` times; returns the median throughput in MB/s of input.
     ///
+    /// One candidate of [`Settings::measure_interleaved`]; compare implementations
+    /// with that instead, so that they share each repetition's conditions.
+    pub fn measure(&self, input_len: usize, f: impl FnMut() -> usize) -> f64 {
+        self.measure_interleaved(input_len, &mut [Candidate::new("", f)])[0].1
+    }
+
+    /// Measures several implementations of one case (one document, one operation),
+    /// each of which processes `input_len` bytes of input per call, interleaved;
+    /// returns each candidate's name and median throughput in MB/s of input, in the
+    /// order given.
+    ///
+    /// Each candidate is called once to warm up. Then, for each of the
+    /// `repetitions`, every candidate runs for the set time in turn, repetition `r`
+    /// starting with candidate `r % candidates.len()`, so that a slow drift of the
+    /// machine (clock frequency, other load) reaches every candidate alike and none
+    /// always runs first.
+    ///
     /// Time is this thread's CPU time, not wall time, so that time the scheduler
     /// gives to other processes (a build on the other core) is not counted.
-    pub fn measure(&self, input_len: usize, mut f: impl FnMut() -> usize) -> f64 {
-        std::hint::black_box(f());
-        let mut rates: Vec<f64> = (0..self.repetitions)
-            .map(|_| {
-                let start = thread_cpu_time();
-                let mut iterations = 0u64;
-                let mut elapsed = Duration::ZERO;
-                while elapsed < self.duration {
-                    std::hint::black_box(f());
-                    iterations += 1;
-                    elapsed = thread_cpu_time() - start;
-                }
-                (input_len as f64 * iterations as f64) / elapsed.as_secs_f64() / 1e6
+    pub fn measure_interleaved(&self, input_len: usize, candidates: &mut [Candidate<'_>]) -> Vec<(&'static str, f64)> {
+        for candidate in candidates.iter_mut() {
+            std::hint::black_box((candidate.run)());
+        }
+        let count = candidates.len();
+        let mut rates = vec![Vec::with_capacity(self.repetitions); count];
+        for repetition in 0..self.repetitions {
+            for turn in 0..count {
+                let index = (repetition + turn) % count;
+                rates[index].push(self.rate(input_len, &mut *candidates[index].run));
+            }
+        }
+        candidates
+            .iter()
+            .zip(rates)
+            .map(|(candidate, mut rates)| {
+                rates.sort_by(f64::total_cmp);
+                (candidate.name, rates.get(rates.len() / 2).copied().unwrap_or(f64::NAN))
             })
-            .collect();
-        rates.sort_by(f64::total_cmp);
-        rates[rates.len() / 2]
+            .collect()
+    }
+
+    /// One repetition: calls `f` until the set time has passed; MB/s of input.
+    fn rate(&self, input_len: usize, f: &mut dyn FnMut() -> usize) -> f64 {
+        let start = thread_cpu_time();
+        let mut iterations = 0u64;
+        let mut elapsed = Duration::ZERO;
+        while elapsed < self.duration {
+            std::hint::black_box(f());
+            iterations += 1;
+            elapsed = thread_cpu_time() - start;
+        }
+        (input_len as f64 * iterations as f64) / elapsed.as_secs_f64() / 1e6
+    }
+}
+
+/// One implementation of a case, for [`Settings::measure_interleaved`]: a name for
+/// the result line and a closure that processes the whole input once and returns
+/// something derived from its output (kept from being optimized away). The closure
+/// owns whatever output buffer it writes, so that candidates do not share one.
+pub struct Candidate<'a> {
+    /// The implementation's name, e.g. "encoding_rs".
+    pub name: &'static str,
+    run: Box<dyn FnMut() -> usize + 'a>,
+}
+
+impl<'a> Candidate<'a> {
+    /// A candidate named `name` that runs `run`.
+    pub fn new(name: &'static str, run: impl FnMut() -> usize + 'a) -> Candidate<'a> {
+        Candidate { name, run: Box::new(run) }
     }
 }
 

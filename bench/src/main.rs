@@ -1,5 +1,5 @@
 //! The benchmark: whatenc against its peers on every document and operation, in one
-//! process, on the same input. Prints result lines; with `--write FILE` also writes
+//! process, on the same input, the implementations of each case measured interleaved. Prints result lines; with `--write FILE` also writes
 //! the Markdown report, merging result lines from `--merge FILE` (the
 //! `fast-legacy-encode` run). `bench/run.sh` does all of it.
 
@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use whatenc::EncoderErrorMode;
-use whatenc_bench::{Document, Op, Settings, documents_matching, print_result};
+use whatenc_bench::{Candidate, Document, Op, Settings, documents_matching, print_result};
 
 /// (document, operation) → implementation → MB/s.
 type Results = BTreeMap<(String, Op), BTreeMap<String, f64>>;
@@ -61,7 +61,9 @@ fn main() {
     }
 }
 
-/// Measures every operation on one document, for whatenc and each peer that has it.
+/// Measures every operation on one document, for whatenc and each peer that has it,
+/// the implementations of an operation interleaved ([`Settings::measure_interleaved`]).
+/// Each implementation writes into its own output buffer.
 fn measure_document(settings: &Settings, document: &Document, record: &mut impl FnMut(&Document, Op, &str, f64)) {
     let bytes = document.bytes.as_slice();
     let text = document.text.as_str();
@@ -69,155 +71,143 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
     let encoding = document.encoding;
     let peer = encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known to encoding_rs");
     let rust_encoding = encoding::label::encoding_from_whatwg_label(encoding.name());
-    let mut string = String::with_capacity(bytes.len() * 3 + 64);
-    let mut utf16 = vec![0u16; bytes.len() + 64];
-    let mut out = vec![0u8; text.len() * 12 + units.len() * 12 + 64];
+    let new_string = || String::with_capacity(bytes.len() * 3 + 64);
+    let new_utf16 = || vec![0u16; bytes.len() + 64];
+    let out_len = text.len() * 12 + units.len() * 12 + 64;
+    let new_out = || vec![0u8; out_len];
+    let mut measure = |op: Op, input_len: usize, mut candidates: Vec<Candidate<'_>>| {
+        for (implementation, mb_per_s) in settings.measure_interleaved(input_len, &mut candidates) {
+            record(document, op, implementation, mb_per_s);
+        }
+    };
 
     // Decode to String.
-    record(
-        document,
-        Op::DecodeToString,
-        WHATENC,
-        settings.measure(bytes.len(), || {
-            let mut decoder = encoding.new_decoder();
-            string.clear();
-            let _ = decoder.decode_to_string(bytes, &mut string, true);
-            string.len()
+    let mut candidates = vec![
+        Candidate::new(WHATENC, {
+            let mut string = new_string();
+            move || {
+                let mut decoder = encoding.new_decoder();
+                string.clear();
+                let _ = decoder.decode_to_string(bytes, &mut string, true);
+                string.len()
+            }
         }),
-    );
-    record(
-        document,
-        Op::DecodeToString,
-        ENCODING_RS,
-        settings.measure(bytes.len(), || {
-            let mut decoder = peer.new_decoder_without_bom_handling();
-            string.clear();
-            let _ = decoder.decode_to_string(bytes, &mut string, true);
-            string.len()
+        Candidate::new(ENCODING_RS, {
+            let mut string = new_string();
+            move || {
+                let mut decoder = peer.new_decoder_without_bom_handling();
+                string.clear();
+                let _ = decoder.decode_to_string(bytes, &mut string, true);
+                string.len()
+            }
         }),
-    );
+    ];
     if let Some(rust_encoding) = rust_encoding {
-        record(
-            document,
-            Op::DecodeToString,
-            RUST_ENCODING,
-            settings.measure(bytes.len(), || {
+        candidates.push(Candidate::new(RUST_ENCODING, {
+            let mut string = new_string();
+            move || {
                 string.clear();
                 let _ = rust_encoding.decode_to(bytes, encoding::DecoderTrap::Replace, &mut string);
                 string.len()
-            }),
-        );
+            }
+        }));
     }
+    measure(Op::DecodeToString, bytes.len(), candidates);
 
     // Decode to UTF-16.
-    record(
-        document,
+    measure(
         Op::DecodeToUtf16,
-        WHATENC,
-        settings.measure(bytes.len(), || {
-            let mut decoder = encoding.new_decoder();
-            decoder.decode_to_utf16(bytes, &mut utf16, true).written
-        }),
-    );
-    record(
-        document,
-        Op::DecodeToUtf16,
-        ENCODING_RS,
-        settings.measure(bytes.len(), || {
-            let mut decoder = peer.new_decoder_without_bom_handling();
-            decoder.decode_to_utf16(bytes, &mut utf16, true).2
-        }),
+        bytes.len(),
+        vec![
+            Candidate::new(WHATENC, {
+                let mut utf16 = new_utf16();
+                move || {
+                    let mut decoder = encoding.new_decoder();
+                    decoder.decode_to_utf16(bytes, &mut utf16, true).written
+                }
+            }),
+            Candidate::new(ENCODING_RS, {
+                let mut utf16 = new_utf16();
+                move || {
+                    let mut decoder = peer.new_decoder_without_bom_handling();
+                    decoder.decode_to_utf16(bytes, &mut utf16, true).2
+                }
+            }),
+        ],
     );
 
     if encoding.has_encoder() {
         // Encode from &str, "html" error mode.
-        record(
-            document,
-            Op::EncodeFromStr,
-            WHATENC,
-            settings.measure(text.len(), || {
-                let mut encoder = encoding.new_encoder_with(EncoderErrorMode::Html).expect("has an encoder");
-                encoder.encode_from_utf8(text, &mut out, true).written
+        let mut candidates = vec![
+            Candidate::new(WHATENC, {
+                let mut out = new_out();
+                move || {
+                    let mut encoder = encoding.new_encoder_with(EncoderErrorMode::Html).expect("has an encoder");
+                    encoder.encode_from_utf8(text, &mut out, true).written
+                }
             }),
-        );
-        record(
-            document,
-            Op::EncodeFromStr,
-            ENCODING_RS,
-            settings.measure(text.len(), || {
-                let mut encoder = peer.new_encoder();
-                encoder.encode_from_utf8(text, &mut out, true).2
+            Candidate::new(ENCODING_RS, {
+                let mut out = new_out();
+                move || {
+                    let mut encoder = peer.new_encoder();
+                    encoder.encode_from_utf8(text, &mut out, true).2
+                }
             }),
-        );
+        ];
         if let Some(rust_encoding) = rust_encoding {
-            let mut vec = Vec::with_capacity(out.len());
-            record(
-                document,
-                Op::EncodeFromStr,
-                RUST_ENCODING,
-                settings.measure(text.len(), || {
+            candidates.push(Candidate::new(RUST_ENCODING, {
+                let mut vec = Vec::with_capacity(out_len);
+                move || {
                     vec.clear();
                     let _ = rust_encoding.encode_to(text, encoding::EncoderTrap::NcrEscape, &mut vec);
                     vec.len()
-                }),
-            );
+                }
+            }));
         }
+        measure(Op::EncodeFromStr, text.len(), candidates);
+
         // Encode from UTF-16.
-        record(
-            document,
+        measure(
             Op::EncodeFromUtf16,
-            WHATENC,
-            settings.measure(units.len() * 2, || {
-                let mut encoder = encoding.new_encoder_with(EncoderErrorMode::Html).expect("has an encoder");
-                encoder.encode_from_utf16(units, &mut out, true).written
-            }),
-        );
-        record(
-            document,
-            Op::EncodeFromUtf16,
-            ENCODING_RS,
-            settings.measure(units.len() * 2, || {
-                let mut encoder = peer.new_encoder();
-                encoder.encode_from_utf16(units, &mut out, true).2
-            }),
+            units.len() * 2,
+            vec![
+                Candidate::new(WHATENC, {
+                    let mut out = new_out();
+                    move || {
+                        let mut encoder = encoding.new_encoder_with(EncoderErrorMode::Html).expect("has an encoder");
+                        encoder.encode_from_utf16(units, &mut out, true).written
+                    }
+                }),
+                Candidate::new(ENCODING_RS, {
+                    let mut out = new_out();
+                    move || {
+                        let mut encoder = peer.new_encoder();
+                        encoder.encode_from_utf16(units, &mut out, true).2
+                    }
+                }),
+            ],
         );
     }
 
     if encoding.name() == "UTF-8" {
-        record(
-            document,
+        measure(
             Op::ValidateUtf8,
-            WHATENC,
-            settings
-                .measure(bytes.len(), || whatenc::hooks::utf8_decode_without_bom_or_fail(bytes).map_or(0, |t| t.len())),
-        );
-        record(
-            document,
-            Op::ValidateUtf8,
-            ENCODING_RS,
-            settings.measure(bytes.len(), || encoding_rs::Encoding::utf8_valid_up_to(bytes)),
-        );
-        record(
-            document,
-            Op::ValidateUtf8,
-            STD,
-            settings.measure(bytes.len(), || std::str::from_utf8(bytes).map_or(0, str::len)),
-        );
-        record(
-            document,
-            Op::ValidateUtf8,
-            SIMDUTF8,
-            settings.measure(bytes.len(), || simdutf8::basic::from_utf8(bytes).map_or(0, str::len)),
-        );
-        let mut copy = vec![0u8; bytes.len()];
-        record(
-            document,
-            Op::ValidateUtf8,
-            MEMCPY,
-            settings.measure(bytes.len(), || {
-                copy.copy_from_slice(bytes);
-                copy.len()
-            }),
+            bytes.len(),
+            vec![
+                Candidate::new(WHATENC, || {
+                    whatenc::hooks::utf8_decode_without_bom_or_fail(bytes).map_or(0, |t| t.len())
+                }),
+                Candidate::new(ENCODING_RS, || encoding_rs::Encoding::utf8_valid_up_to(bytes)),
+                Candidate::new(STD, || std::str::from_utf8(bytes).map_or(0, str::len)),
+                Candidate::new(SIMDUTF8, || simdutf8::basic::from_utf8(bytes).map_or(0, str::len)),
+                Candidate::new(MEMCPY, {
+                    let mut copy = vec![0u8; bytes.len()];
+                    move || {
+                        copy.copy_from_slice(bytes);
+                        copy.len()
+                    }
+                }),
+            ],
         );
     }
 }
@@ -248,10 +238,12 @@ fn report(settings: &Settings, results: &Results) -> String {
     writeln!(out, "- Compiler: {}", command("rustc", &["--version"])).unwrap();
     writeln!(
         out,
-        "- Method: each case runs for {} ms of the thread's CPU time, {} times; the median is \
-         shown, in MB/s of input. Ratio = whatenc / encoding_rs (default build).\n",
-        settings.duration.as_millis(),
-        settings.repetitions
+        "- Method: the implementations of a case are measured interleaved: in each of {} \
+         repetitions, each runs in turn for {} ms of the thread's CPU time, the one that \
+         starts rotating from repetition to repetition; the median is shown, in MB/s of input. \
+         Ratio = whatenc / encoding_rs (default build).\n",
+        settings.repetitions,
+        settings.duration.as_millis()
     )
     .unwrap();
 

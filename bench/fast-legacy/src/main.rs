@@ -1,27 +1,42 @@
 //! Prints encoding_rs's encode-from-`&str` throughput with `fast-legacy-encode` for
-//! every legacy case, as `whatenc_bench` result lines. `bench/run.sh` runs it apart
-//! from the main benchmark, which then merges its lines.
+//! every legacy case, as `whatenc_bench` result lines, measured interleaved with
+//! whatenc's (printed as "whatenc (fast-legacy run)", so that the two compare within
+//! one run). `bench/run.sh` runs it apart from the main benchmark, which then merges
+//! its lines. `--filter TEXT` keeps the documents whose name contains TEXT.
+
+use whatenc::EncoderErrorMode;
+use whatenc_bench::{Candidate, Op, Settings, documents_matching, print_result};
 
 fn main() {
-    let settings = whatenc_bench::Settings::from_env();
-    for document in whatenc_bench::documents() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let filter = args.iter().position(|a| a == "--filter").and_then(|i| args.get(i + 1));
+    let settings = Settings::from_env();
+    for document in documents_matching(filter.map(String::as_str)) {
         if !document.is_legacy() {
             continue;
         }
-        let encoding = encoding_rs::Encoding::for_label(document.encoding.name().as_bytes()).expect("known label");
+        let encoding = document.encoding;
+        let peer = encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known label");
         let text = document.text.as_str();
-        let mut out = Vec::with_capacity(text.len() * 12 + 64);
-        let mb_per_s = settings.measure(text.len(), || {
-            let mut encoder = encoding.new_encoder();
-            out.clear();
-            let _ = encoder.encode_from_utf8_to_vec(text, &mut out, true);
-            out.len()
-        });
-        whatenc_bench::print_result(
-            &document,
-            whatenc_bench::Op::EncodeFromStr,
-            "encoding_rs fast-legacy-encode",
-            mb_per_s,
-        );
+        let out_len = text.len() * 12 + 64;
+        let mut candidates = [
+            Candidate::new("whatenc (fast-legacy run)", {
+                let mut out = vec![0u8; out_len];
+                move || {
+                    let mut encoder = encoding.new_encoder_with(EncoderErrorMode::Html).expect("has an encoder");
+                    encoder.encode_from_utf8(text, &mut out, true).written
+                }
+            }),
+            Candidate::new("encoding_rs fast-legacy-encode", {
+                let mut out = vec![0u8; out_len];
+                move || {
+                    let mut encoder = peer.new_encoder();
+                    encoder.encode_from_utf8(text, &mut out, true).2
+                }
+            }),
+        ];
+        for (implementation, mb_per_s) in settings.measure_interleaved(text.len(), &mut candidates) {
+            print_result(&document, Op::EncodeFromStr, implementation, mb_per_s);
+        }
     }
 }
