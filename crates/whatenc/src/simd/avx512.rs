@@ -1,10 +1,10 @@
-//! UTF-8 validation with AVX-512BW, alone or fused with a copy, chosen at run time
-//! (with `std`) where the CPU has it. The twins are [`super::scalar::utf8_valid_up_to`]
+//! UTF-8 validation with AVX-512BW and AVX-512VBMI, alone or fused with a copy,
+//! chosen at run time (with `std`) where the CPU has them. The twins are [`super::scalar::utf8_valid_up_to`]
 //! and [`super::scalar::copy_valid_utf8_prefix`], and the tests compare them.
 //!
 //! The check, after Keiser and Lemire's lookup method, looks at every byte together
-//! with the byte before it: three 16-entry tables, indexed by the previous byte's
-//! high nibble, its low nibble and the byte's own high nibble, give for each of eight
+//! with the byte before it: three tables (`vpermb` lookups), indexed by the previous
+//! byte's high nibble, its low nibble and the byte's own high nibble, give for each of eight
 //! error kinds whether the pair can be an instance of it (each kind is a product of a
 //! set of each nibble, so the AND of the three lookups is exact). Seven kinds are
 //! errors outright; the eighth, "two continuation bytes in a row", is an error exactly
@@ -12,22 +12,23 @@
 //! and three back tell. A byte cut off by the end of the input meets the ASCII zero
 //! padding after it and shows as one of these errors there.
 //!
-//! A block of 64 bytes that is all ASCII, after three ASCII bytes, needs no more
-//! than its sign bits. The bytes before a block are read from memory (the first
-//! block and the tail go through a zero-padded copy), never carried in a register.
+//! The main loop takes four blocks (256 bytes) at a time. When they are all ASCII,
+//! after three ASCII bytes, their sign bits are all it needs; otherwise it checks
+//! all four, with no branch between them, and tests the errors once. The bytes
+//! before a block are read from memory (the first block and the tail go through a
+//! zero-padded copy), never carried in a register.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_and_si512, _mm512_cmpge_epu8_mask, _mm512_loadu_epi8, _mm512_movepi8_mask, _mm512_or_si512,
-    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_ternarylogic_epi32,
-    _mm512_test_epi8_mask,
+    __m512i, _mm512_loadu_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
+    _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_subs_epu8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask,
 };
 use core::mem::MaybeUninit;
 
-/// Whether the CPU has AVX-512BW (`std` caches the answer); without `std`, only when
-/// the build targets it.
+/// Whether the CPU has AVX-512BW and AVX-512VBMI (`std` caches the answer); without
+/// `std`, only when the build targets them.
 #[inline(always)]
 pub(crate) fn available() -> bool {
-    super::cpu_has!("avx512bw")
+    super::cpu_has!("avx512bw") && super::cpu_has!("avx512vbmi")
 }
 
 const BLOCK: usize = 64;
@@ -64,12 +65,15 @@ const KINDS: [(u8, u16, u16, u16); 8] = [
 ];
 
 /// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
-/// repeated in each 16-byte lane.
+/// as 64 entries indexed by six bits of the byte: its top six for a high nibble (the
+/// byte shifted right by two), its low six for a low nibble. `vpermb` reads only those
+/// six bits of each index, so the bits that the 16-bit shift brings in from the
+/// neighbouring byte, and the high bits of a byte, need no mask.
 const fn table(which: usize) -> [u8; BLOCK] {
     let mut out = [0u8; BLOCK];
     let mut i = 0;
     while i < BLOCK {
-        let nibble = i % 16;
+        let nibble = if which == 1 { i % 16 } else { i / 4 };
         let mut k = 0;
         while k < KINDS.len() {
             let set = match which {
@@ -97,38 +101,52 @@ unsafe fn load(p: *const u8) -> __m512i {
     unsafe { _mm512_loadu_epi8(p.cast()) }
 }
 
-/// Whether the block of 64 bytes `bytes`, loaded from `p`, has an error; the three
-/// bytes before `p` must be readable too (the end of the previous block, or zeros).
+/// The block of 64 bytes `bytes`, loaded from `p`, mapped to the errors each byte
+/// shows (nonzero bytes where there are errors); the three bytes before `p` must be
+/// readable too (the end of the previous block, or zeros).
 #[inline]
-#[target_feature(enable = "avx512bw")]
-unsafe fn block_has_error(p: *const u8, bytes: __m512i) -> bool {
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+unsafe fn block_errors(p: *const u8, bytes: __m512i) -> __m512i {
     // SAFETY: the caller makes `p - 3 .. p + 64` readable.
     let (prev1, prev2, prev3) = unsafe { (load(p.sub(1)), load(p.sub(2)), load(p.sub(3))) };
     // SAFETY: the tables are 64 bytes each.
     let (prev_high_t, prev_low_t, own_high_t) =
         unsafe { (load(PREV_HIGH.as_ptr()), load(PREV_LOW.as_ptr()), load(OWN_HIGH.as_ptr())) };
-    let nibble = _mm512_set1_epi8(0x0F);
-    let prev_high = _mm512_and_si512(_mm512_srli_epi16::<4>(prev1), nibble);
-    let prev_low = _mm512_and_si512(prev1, nibble);
-    let own_high = _mm512_and_si512(_mm512_srli_epi16::<4>(bytes), nibble);
+    // A: AND of the three lookups.
     let kinds = _mm512_ternarylogic_epi32::<0x80>(
-        _mm512_shuffle_epi8(prev_high_t, prev_high),
-        _mm512_shuffle_epi8(prev_low_t, prev_low),
-        _mm512_shuffle_epi8(own_high_t, own_high),
+        _mm512_permutexvar_epi8(_mm512_srli_epi16::<2>(prev1), prev_high_t),
+        _mm512_permutexvar_epi8(prev1, prev_low_t),
+        _mm512_permutexvar_epi8(_mm512_srli_epi16::<2>(bytes), own_high_t),
     );
-    // The third and fourth bytes of sequences: where two continuation bytes are due.
-    let inside = _mm512_cmpge_epu8_mask(prev2, _mm512_set1_epi8(0xE0u8 as i8))
-        | _mm512_cmpge_epu8_mask(prev3, _mm512_set1_epi8(0xF0u8 as i8));
-    let outright = _mm512_test_epi8_mask(kinds, _mm512_set1_epi8(!TWO_CONTINUATIONS as i8));
-    let two_continuations = _mm512_movepi8_mask(kinds);
-    (outright | (two_continuations ^ inside)) != 0
+    // The third and fourth bytes of sequences, where two continuation bytes are due:
+    // the byte two back is E0 or more, or the one three back F0 or more, which the
+    // subtractions (saturating at zero) turn into a set sign bit.
+    let inside = _mm512_or_si512(
+        _mm512_subs_epu8(prev2, _mm512_set1_epi8(0x60)),
+        _mm512_subs_epu8(prev3, _mm512_set1_epi8(0x70)),
+    );
+    // kinds ^ (inside & 0x80): TWO_CONTINUATIONS, the sign bit, is an error exactly
+    // where it is not due.
+    _mm512_ternarylogic_epi32::<0x78>(kinds, inside, _mm512_set1_epi8(TWO_CONTINUATIONS as i8))
 }
+
+/// Whether a vector of [`block_errors`] shows any.
+#[inline]
+#[target_feature(enable = "avx512bw")]
+fn any(errors: __m512i) -> bool {
+    _mm512_test_epi8_mask(errors, errors) != 0
+}
+
+/// Bytes per step of the main loop: four blocks, checked without a branch between
+/// them, so that text that switches between ASCII and not every few dozen bytes
+/// (markup and words) costs one well-predicted branch per 256 bytes.
+const GROUP: usize = 4 * BLOCK;
 
 /// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
 /// `src.len()` bytes). `Ok` when it is all valid; otherwise `Err(at)` where `src[..at]`
 /// is valid UTF-8 but for, possibly, a sequence cut at `at` (no error shows before
 /// `at`), and `src[..at]` has been copied.
-#[target_feature(enable = "avx512bw")]
+#[target_feature(enable = "avx512bw,avx512vbmi")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     let len = src.len();
     let base = src.as_ptr();
@@ -143,7 +161,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         let bytes = unsafe { load(padded.as_ptr().add(3)) };
         let high = _mm512_movepi8_mask(bytes);
         // SAFETY: as above.
-        if high != 0 && unsafe { block_has_error(padded.as_ptr().add(3), bytes) } {
+        if high != 0 && any(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
             return Err(0);
         }
         if COPY {
@@ -152,35 +170,45 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         }
         ascii_before = high >> (BLOCK - 3) == 0;
         pos = BLOCK;
-        while pos + BLOCK <= len {
-            if ascii_before {
-                // A run of ASCII, two blocks at a time.
-                while pos + 2 * BLOCK <= len {
-                    // SAFETY: `pos .. pos + 128` is inside `src`.
-                    let (a, b) = unsafe { (load(base.add(pos)), load(base.add(pos + BLOCK))) };
-                    if _mm512_movepi8_mask(_mm512_or_si512(a, b)) != 0 {
-                        break;
-                    }
-                    if COPY {
-                        // SAFETY: `dst` has room for `len` bytes.
-                        unsafe {
-                            _mm512_storeu_epi8(dst.add(pos).cast(), a);
-                            _mm512_storeu_epi8(dst.add(pos + BLOCK).cast(), b);
-                        }
-                    }
-                    pos += 2 * BLOCK;
+        while pos + GROUP <= len {
+            // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 64).
+            let p = unsafe { base.add(pos) };
+            // SAFETY: as above.
+            let (a, b, c, d) = unsafe { (load(p), load(p.add(BLOCK)), load(p.add(2 * BLOCK)), load(p.add(3 * BLOCK))) };
+            if !ascii_before || _mm512_movepi8_mask(_mm512_or_si512(_mm512_or_si512(a, b), _mm512_or_si512(c, d))) != 0
+            {
+                // SAFETY: as above.
+                let errors = unsafe {
+                    _mm512_ternarylogic_epi32::<0xFE>(
+                        _mm512_or_si512(block_errors(p, a), block_errors(p.add(BLOCK), b)),
+                        block_errors(p.add(2 * BLOCK), c),
+                        block_errors(p.add(3 * BLOCK), d),
+                    )
+                };
+                if any(errors) {
+                    return Err(pos);
                 }
-                if pos + BLOCK > len {
-                    break;
+                ascii_before = _mm512_movepi8_mask(d) >> (BLOCK - 3) == 0;
+            }
+            if COPY {
+                // SAFETY: `dst` has room for `len` bytes.
+                unsafe {
+                    _mm512_storeu_epi8(dst.add(pos).cast(), a);
+                    _mm512_storeu_epi8(dst.add(pos + BLOCK).cast(), b);
+                    _mm512_storeu_epi8(dst.add(pos + 2 * BLOCK).cast(), c);
+                    _mm512_storeu_epi8(dst.add(pos + 3 * BLOCK).cast(), d);
                 }
             }
+            pos += GROUP;
+        }
+        while pos + BLOCK <= len {
             // SAFETY: `pos - 3 .. pos + 64` is inside `src` (pos >= 64).
             let p = unsafe { base.add(pos) };
             let bytes = unsafe { load(p) };
             let high = _mm512_movepi8_mask(bytes);
             if high != 0 || !ascii_before {
                 // SAFETY: as above.
-                if unsafe { block_has_error(p, bytes) } {
+                if any(unsafe { block_errors(p, bytes) }) {
                     return Err(pos);
                 }
                 ascii_before = high >> (BLOCK - 3) == 0;
@@ -202,7 +230,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         let bytes = unsafe { load(padded.as_ptr().add(3)) };
         let high = _mm512_movepi8_mask(bytes);
         // SAFETY: as above.
-        if (high != 0 || !ascii_before) && unsafe { block_has_error(padded.as_ptr().add(3), bytes) } {
+        if (high != 0 || !ascii_before) && any(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
             return Err(pos);
         }
         if COPY {
@@ -235,7 +263,7 @@ fn valid_up_to_from(src: &[u8], at: usize) -> usize {
 #[inline]
 pub(crate) fn is_valid(src: &[u8]) -> bool {
     debug_assert!(available());
-    // SAFETY: the CPU has AVX-512BW; `check` reads only `src` without `COPY`.
+    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI; `check` reads only `src` without `COPY`.
     unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
 }
 
@@ -258,7 +286,7 @@ pub(crate) fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usiz
     debug_assert!(available());
     let src = &src[..src.len().min(dst.len())];
     let out = dst.as_mut_ptr().cast::<u8>();
-    // SAFETY: the CPU has AVX-512BW; `dst` has room for all of `src`.
+    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI; `dst` has room for all of `src`.
     match unsafe { check::<true>(src, out) } {
         Ok(()) => src.len(),
         Err(at) => {
@@ -325,12 +353,19 @@ mod tests {
         if !available() {
             return;
         }
-        let mut buf = [b'a'; 200];
+        let mut buf = [b'a'; 420];
+        // The first blocks, and the block boundaries of the first group of four.
+        let offsets = (0..=70).chain(125..=131).chain(189..=195).chain(253..=259).chain(317..=323);
         for first in 0..=255u8 {
             for second in (0..=255u8).map(Some).chain([None]) {
                 let seq: Vec<u8> = [Some(first), second].into_iter().flatten().collect();
-                for offset in 0..=70 {
-                    for total in [offset + seq.len(), 64, 96, 128, 135, 192] {
+                for offset in offsets.clone() {
+                    let totals: &[usize] = if offset <= 70 {
+                        &[offset + seq.len(), 64, 96, 128, 135, 192]
+                    } else {
+                        &[offset + seq.len(), 400]
+                    };
+                    for &total in totals {
                         if total < offset + seq.len() {
                             continue;
                         }
@@ -348,15 +383,15 @@ mod tests {
         if !available() {
             return;
         }
-        let mut buf = [b'a'; 200];
+        let mut buf = [b'a'; 420];
         for first in 0xC0..=0xFFu8 {
             for second in 0..=255u8 {
                 for third in SOME {
                     for fourth in SOME.into_iter().map(Some).chain([None]) {
                         let seq: Vec<u8> =
                             [Some(first), Some(second), Some(third), fourth].into_iter().flatten().collect();
-                        for offset in [0, 29, 61, 62, 63] {
-                            for total in [offset + seq.len(), 128] {
+                        for offset in [0, 29, 61, 62, 63, 190, 254, 317, 318, 319] {
+                            for total in [offset + seq.len(), if offset < 64 { 128 } else { 400 }] {
                                 buf[offset..offset + seq.len()].copy_from_slice(&seq);
                                 same(&buf[..total], false);
                                 buf[offset..offset + seq.len()].fill(b'a');
@@ -393,9 +428,9 @@ mod tests {
             return;
         }
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        let mut buf = vec![0u8; 64 + 400];
+        let mut buf = vec![0u8; 64 + 800];
         for case in 0..1_500_000 {
-            let len = rng.below(if case % 16 == 0 { 400 } else { 140 });
+            let len = rng.below(if case % 16 == 0 { 800 } else { 140 });
             let align = rng.below(64);
             let bytes = &mut buf[align..align + len];
             match case % 3 {
@@ -443,7 +478,7 @@ mod tests {
             same(&text, true);
         }
         // All ASCII, then one character at every position of the last blocks.
-        for len in [128, 191, 192, 256] {
+        for len in [128, 191, 192, 256, 320, 383, 384, 576, 577] {
             for at in len - 70..len {
                 for seq in [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80"] {
                     let mut bytes = vec![b'x'; len];

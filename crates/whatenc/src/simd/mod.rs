@@ -4,7 +4,7 @@
 //! portable word-at-a-time kernels of [`scalar`] are built everywhere; on x86_64 the
 //! SSE2 twins in `x86_64` replace them (SSE2 is in the baseline). Kernels that need
 //! more, `ssse3` (UTF-8 → UTF-16, three-byte UTF-16 → UTF-8 blocks) and `avx512`
-//! (UTF-8 validation, alone or fused with a copy), are chosen at run time: `std`
+//! (BW and VBMI: UTF-8 validation, alone or fused with a copy), are chosen at run time: `std`
 //! detects the feature once and caches it; without `std`, only a build that targets
 //! the feature uses them. UTF-8 validation falls back to simdutf8. Every kernel is
 //! tested against its scalar twin on inputs at every alignment.
@@ -54,7 +54,7 @@ pub(crate) use x86_64::{
     decode_table_to_utf16, encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
 };
 
-/// Validates UTF-8: the AVX-512BW kernel where the CPU has it (detected once, at run
+/// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it (detected once, at run
 /// time, with `std`), otherwise simdutf8's fastest kernel for this CPU; the text when
 /// all of `bytes` is valid.
 #[inline]
@@ -92,7 +92,8 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 }
 
 /// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
-/// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW,
+/// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW and
+/// AVX-512VBMI,
 /// one pass validates and copies.
 #[inline]
 pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
