@@ -11,10 +11,16 @@
 //!
 //! Kernels may store whole words and vectors past the output they report, at most
 //! [`utf8_out::SCRATCH`] units; callers treat only the reported output as written.
+//!
+//! Building with `RUSTFLAGS="--cfg whatenc_portable"` makes an x86_64 build
+//! choose its kernels as any other target does: the [`scalar`] kernels and simdutf8,
+//! no SSE2, SSSE3 or AVX-512 kernel. It is for running the whole test suite on the
+//! portable code (CI does), which other targets, such as aarch64, use; every
+//! `target_arch = "x86_64"` choice in this module goes with `not(whatenc_portable)`.
 
 /// Whether the CPU has an x86 feature: detected at run time and cached by `std`;
 /// without `std`, whether the build targets it.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 macro_rules! cpu_has {
     ($feature:tt) => {{
         #[cfg(feature = "std")]
@@ -27,28 +33,28 @@ macro_rules! cpu_has {
         }
     }};
 }
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 use cpu_has;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx512;
 pub(crate) mod scalar;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod ssse3;
 pub(crate) mod utf16_to_utf8;
 pub(crate) mod utf8_out;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod x86_64;
 
 use alloc::string::String;
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
 pub(crate) use scalar::{
     block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, decode_table_to_utf8,
     decode_table_to_utf16, encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
 };
 pub(crate) use utf16_to_utf8::{ByteUnits, bmp_to_utf8, utf16_to_utf8};
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 pub(crate) use x86_64::{
     block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, decode_table_to_utf8,
     decode_table_to_utf16, encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
@@ -59,7 +65,7 @@ pub(crate) use x86_64::{
 /// all of `bytes` is valid.
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if avx512::available() {
         return if avx512::is_valid(bytes) {
             // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
@@ -76,7 +82,7 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
 /// sequence cut by the end).
 #[inline]
 pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if avx512::available() {
         let valid = &bytes[..avx512::valid_up_to(bytes)];
         // SAFETY: the kernel found no error before `valid_up_to`, and the standard
@@ -98,7 +104,7 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 #[inline]
 pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if avx512::available() {
         // SAFETY: the length grows only by the bytes that the kernel copied into the
         // spare capacity and found valid (the standard library placed the end when
@@ -120,7 +126,7 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
 /// Returns the units written. The SSSE3 kernel where the CPU has it.
 #[inline]
 pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if ssse3::available() {
         return ssse3::utf8_to_utf16(s, dst);
     }

@@ -103,7 +103,10 @@ pub(crate) const UTF8_BLOCK_ROOM: usize = 64;
 /// by byte. Stops before a null byte; returns the bytes read and written. (The SSE2
 /// twin leaves up to 16 scratch bytes after the output.)
 #[inline]
-#[cfg_attr(all(target_arch = "x86_64", not(test)), expect(dead_code, reason = "the twin of the SSE2 kernel"))]
+#[cfg_attr(
+    all(target_arch = "x86_64", not(whatenc_portable), not(test)),
+    expect(dead_code, reason = "the twin of the SSE2 kernel")
+)]
 pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize) {
     let (mut read, mut written) = (0, 0);
     while let Some(block) = src[read..].first_chunk::<TABLE_BLOCK>() {
@@ -151,7 +154,10 @@ pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256
 /// (each byte's code unit, 0 for null), unless the block has a unit of 0 (null, or
 /// the byte 0x00). Returns the bytes consumed.
 #[inline]
-#[cfg_attr(all(target_arch = "x86_64", not(test)), expect(dead_code, reason = "the twin of the SSE2 kernel"))]
+#[cfg_attr(
+    all(target_arch = "x86_64", not(whatenc_portable), not(test)),
+    expect(dead_code, reason = "the twin of the SSE2 kernel")
+)]
 pub(crate) fn decode_table_to_utf16(
     src: &[u8],
     dst: &mut [u16],
@@ -286,7 +292,10 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 /// Writes eight code units that are not surrogates as UTF-8 at the start of `out`;
 /// returns the bytes written (the rest of `out` may be overwritten).
 #[inline]
-#[cfg_attr(all(target_arch = "x86_64", not(test)), expect(dead_code, reason = "the twin of the SSE2 kernel"))]
+#[cfg_attr(
+    all(target_arch = "x86_64", not(whatenc_portable), not(test)),
+    expect(dead_code, reason = "the twin of the SSE2 kernel")
+)]
 pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
     let mut written = 0;
     for unit in block {
@@ -299,14 +308,16 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
 
 /// The length of the longest valid UTF-8 prefix of `bytes` (as
 /// `Utf8Error::valid_up_to`): the twin of the UTF-8 validation kernels.
-#[cfg_attr(not(test), allow(dead_code))]
+// Only the AVX-512 kernels' tests use it.
+#[cfg_attr(not(all(target_arch = "x86_64", not(whatenc_portable), test)), allow(dead_code))]
 pub(crate) fn utf8_valid_up_to(bytes: &[u8]) -> usize {
     core::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len)
 }
 
 /// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`;
 /// returns its length: the twin of the fused validate-and-copy kernels.
-#[cfg_attr(not(test), allow(dead_code))]
+// Only the AVX-512 kernels' tests use it.
+#[cfg_attr(not(all(target_arch = "x86_64", not(whatenc_portable), test)), allow(dead_code))]
 pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [core::mem::MaybeUninit<u8>]) -> usize {
     let src = &src[..src.len().min(dst.len())];
     let valid = &src[..utf8_valid_up_to(src)];
