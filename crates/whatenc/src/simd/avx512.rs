@@ -27,6 +27,7 @@ use core::mem::MaybeUninit;
 /// Whether the CPU has AVX-512BW and AVX-512VBMI (`std` caches the answer); without
 /// `std`, only when the build targets them.
 #[inline(always)]
+#[allow(clippy::eq_op, clippy::nonminimal_bool, reason = "without `std` both are `cfg!` constants")]
 pub(crate) fn available() -> bool {
     super::cpu_has!("avx512bw") && super::cpu_has!("avx512vbmi")
 }
