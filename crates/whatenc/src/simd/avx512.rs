@@ -113,7 +113,7 @@ unsafe fn block_errors(p: *const u8, bytes: __m512i) -> __m512i {
     // SAFETY: the tables are 64 bytes each.
     let (prev_high_t, prev_low_t, own_high_t) =
         unsafe { (load(PREV_HIGH.as_ptr()), load(PREV_LOW.as_ptr()), load(OWN_HIGH.as_ptr())) };
-    // A: AND of the three lookups.
+    // The error kinds each byte may show: the AND of the three lookups.
     let kinds = _mm512_ternarylogic_epi32::<0x80>(
         _mm512_permutexvar_epi8(_mm512_srli_epi16::<2>(prev1), prev_high_t),
         _mm512_permutexvar_epi8(prev1, prev_low_t),

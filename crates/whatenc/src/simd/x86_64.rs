@@ -388,6 +388,47 @@ unsafe fn store_three_byte_words(words: [__m128i; 2], out: &mut [u8; 32]) {
     }
 }
 
+/// For each set of ASCII units among eight (bit k for unit k), the byte shuffle that
+/// packs eight one- or two-byte sequences, each in a 16-bit lane (the ASCII byte or
+/// the lead byte low, the trail byte high), into consecutive bytes: both bytes of a
+/// lane, or only the low one for an ASCII unit; 0x80 (zero) after them.
+static ONE_OR_TWO_BYTE_PACKS: [[u8; 16]; 256] = {
+    let mut packs = [[0x80u8; 16]; 256];
+    let mut ascii = 0;
+    while ascii < 256 {
+        let mut at = 0;
+        let mut k = 0;
+        while k < 8 {
+            packs[ascii][at] = 2 * k as u8;
+            at += 1;
+            if ascii >> k & 1 == 0 {
+                packs[ascii][at] = 2 * k as u8 + 1;
+                at += 1;
+            }
+            k += 1;
+        }
+        ascii += 1;
+    }
+    packs
+};
+
+/// Stores eight one- or two-byte sequences, each in a 16-bit lane as
+/// [`ONE_OR_TWO_BYTE_PACKS`] takes them, packed at the start of `out`; `ascii` has
+/// bit k set when unit k is ASCII. Returns the bytes written.
+///
+/// # Safety
+/// The CPU must have SSSE3.
+#[target_feature(enable = "ssse3")]
+unsafe fn store_one_or_two_byte_pairs(pairs: __m128i, ascii: u8, out: &mut [u8; 32]) -> usize {
+    let pack = &ONE_OR_TWO_BYTE_PACKS[ascii as usize];
+    // SAFETY: `pack` is 16 bytes; the store writes 16 of the 32 bytes of `out`.
+    unsafe {
+        let pack = _mm_loadu_si128(pack.as_ptr().cast::<__m128i>());
+        _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), _mm_shuffle_epi8(pairs, pack));
+    }
+    16 - ascii.count_ones() as usize
+}
+
 /// Twin of [`super::scalar::block_to_utf8`]: eight code units that are not
 /// surrogates, as UTF-8 at the start of `out`; returns the bytes written.
 #[inline]
@@ -407,6 +448,17 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
             let pairs = _mm_or_si128(lead, _mm_slli_epi16(trail, 8));
             _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), pairs);
             return 16;
+        }
+        if _mm_movemask_epi8(below_0x800) == 0xFFFF && super::ssse3::available() {
+            // One- and two-byte sequences (Latin, Greek, Cyrillic, Hebrew, Arabic text
+            // with its spaces and punctuation): each lane the ASCII unit, or the lead
+            // and trail bytes, then one shuffle drops the high byte of ASCII lanes.
+            let pairs = _mm_or_si128(
+                _mm_and_si128(below_0x80, units),
+                _mm_andnot_si128(below_0x80, _mm_or_si128(lead, _mm_slli_epi16(trail, 8))),
+            );
+            let ascii = _mm_movemask_epi8(_mm_packs_epi16(below_0x80, zero)) as u8;
+            return store_one_or_two_byte_pairs(pairs, ascii, out);
         }
         // One to three bytes per unit, as a little-endian word in a 32-bit lane.
         let halves = [
