@@ -168,12 +168,6 @@ impl Settings {
     /// Runs `f` (which processes `input_len` bytes of input) repeatedly for the set
     /// time, `repetitions` times; returns the median throughput in MB/s of input.
     ///
-    /// One candidate of [`Settings::measure_interleaved`]; compare implementations
-    /// with that instead, so that they share each repetition's conditions.
-    pub fn measure(&self, input_len: usize, f: impl FnMut() -> usize) -> f64 {
-        self.measure_interleaved(input_len, &mut [Candidate::new("", f)])[0].1
-    }
-
     /// Measures several implementations of one case (one document, one operation),
     /// each of which processes `input_len` bytes of input per call, interleaved;
     /// returns each candidate's name and median throughput in MB/s of input, in the

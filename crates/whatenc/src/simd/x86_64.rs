@@ -443,22 +443,22 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
         let below_0x800 = _mm_cmpeq_epi16(_mm_and_si128(units, _mm_set1_epi16(0xF800u16 as i16)), zero);
         let lead = _mm_or_si128(_mm_srli_epi16(units, 6), _mm_set1_epi16(0xC0));
         let trail = _mm_or_si128(_mm_and_si128(units, _mm_set1_epi16(0x3F)), _mm_set1_epi16(0x80));
-        if _mm_movemask_epi8(below_0x800) == 0xFFFF && _mm_movemask_epi8(below_0x80) == 0 {
-            // Eight two-byte sequences: lead and trail byte in each 16-bit lane.
+        if _mm_movemask_epi8(below_0x800) == 0xFFFF {
+            // Lead and trail byte in each 16-bit lane.
             let pairs = _mm_or_si128(lead, _mm_slli_epi16(trail, 8));
-            _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), pairs);
-            return 16;
-        }
-        if _mm_movemask_epi8(below_0x800) == 0xFFFF && super::ssse3::available() {
-            // One- and two-byte sequences (Latin, Greek, Cyrillic, Hebrew, Arabic text
-            // with its spaces and punctuation): each lane the ASCII unit, or the lead
-            // and trail bytes, then one shuffle drops the high byte of ASCII lanes.
-            let pairs = _mm_or_si128(
-                _mm_and_si128(below_0x80, units),
-                _mm_andnot_si128(below_0x80, _mm_or_si128(lead, _mm_slli_epi16(trail, 8))),
-            );
-            let ascii = _mm_movemask_epi8(_mm_packs_epi16(below_0x80, zero)) as u8;
-            return store_one_or_two_byte_pairs(pairs, ascii, out);
+            if _mm_movemask_epi8(below_0x80) == 0 {
+                // Eight two-byte sequences.
+                _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), pairs);
+                return 16;
+            }
+            if super::ssse3::available() {
+                // One- and two-byte sequences (Latin, Greek, Cyrillic, Hebrew, Arabic
+                // text with its spaces and punctuation): ASCII lanes take the unit, then
+                // one shuffle drops their high byte.
+                let pairs = _mm_or_si128(_mm_and_si128(below_0x80, units), _mm_andnot_si128(below_0x80, pairs));
+                let ascii = _mm_movemask_epi8(_mm_packs_epi16(below_0x80, zero)) as u8;
+                return store_one_or_two_byte_pairs(pairs, ascii, out);
+            }
         }
         // One to three bytes per unit, as a little-endian word in a 32-bit lane.
         let halves = [
