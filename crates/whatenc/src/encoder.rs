@@ -190,6 +190,12 @@ impl Encoder {
     /// assert_eq!(&out[..progress.written], b"\xA4\xA4");
     /// ```
     pub fn encode_from_utf8(&mut self, src: &str, dst: &mut [u8], last: bool) -> EncodeProgress {
+        // UTF-8 to UTF-8 with room for all of it: one copy, without the step loop
+        // (what `run` would do, as the UTF-8 encoder has no state or errors).
+        if let (EncoderCodec::Utf8(_), Some(out)) = (&self.codec, dst.get_mut(..src.len())) {
+            out.copy_from_slice(src.as_bytes());
+            return EncodeProgress { result: EncoderResult::InputEmpty, read: src.len(), written: src.len() };
+        }
         let mut source = StrSource::new(src);
         let (result, written) = self.run(&mut source, dst, last);
         EncodeProgress { result, read: source.consumed(), written }
@@ -387,4 +393,26 @@ fn write_reference(sink: &mut ByteSink<'_>, c: char) {
     sink.extend(b"&#");
     sink.extend(&digits[start..]);
     sink.push(b';');
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{EncoderResult, UTF_8};
+
+    /// UTF-8 from `&str` with room for all of it is one copy; with less room, the
+    /// step loop stops at a character boundary. Both agree at every room.
+    #[test]
+    fn utf8_from_str_at_every_room() {
+        let text = "aé€😀b";
+        for room in 0..=text.len() + 2 {
+            let mut out = alloc::vec![0u8; room];
+            let mut encoder = UTF_8.new_encoder().unwrap();
+            let progress = encoder.encode_from_utf8(text, &mut out, true);
+            let fits = (0..=room.min(text.len())).rev().find(|&n| text.is_char_boundary(n)).unwrap_or(0);
+            assert_eq!((progress.read, progress.written), (fits, fits), "room {room}");
+            assert_eq!(&out[..fits], &text.as_bytes()[..fits], "room {room}");
+            let expected = if fits == text.len() { EncoderResult::InputEmpty } else { EncoderResult::OutputFull };
+            assert_eq!(progress.result, expected, "room {room}");
+        }
+    }
 }
