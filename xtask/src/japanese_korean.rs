@@ -2,8 +2,8 @@
 //!
 //! - `jis0208.rs`: index jis0208 for decoders (split around the empty EUDC pointers
 //!   8836 to 10715), its reverse map (the standard's "index pointer", the first
-//!   pointer), the remap that turns it into the "index Shift_JIS pointer", and index
-//!   ISO-2022-JP katakana;
+//!   pointer), the Shift_JIS encoder's bytes for each code point (from the "index
+//!   Shift_JIS pointer"), and index ISO-2022-JP katakana;
 //! - `jis0212.rs`: index jis0212 for the EUC-JP decoder;
 //! - `euc_kr.rs`: index EUC-KR for the decoder (split where the rows lose their
 //!   trailing bytes below 0xA1) and its reverse map.
@@ -81,16 +81,20 @@ fn gen_jis0208(jis0208: &Index, katakana: &Index) -> Result<Generated, String> {
     if reverse.values().any(|&p| p as u32 >= EUDC_FIRST) {
         return Err("index-jis0208.txt: an index pointer is 8836 or more".into());
     }
-    // "index Shift_JIS pointer": the first pointer outside 8272 to 8835. It differs from
-    // the index pointer only for code points whose index pointer is in that range, so a
-    // table by pointer − 8272 holds it (u16::MAX: null).
-    let shift_jis = first_pointers(entries.iter().filter(|&(p, _)| !SHIFT_JIS_EXCLUDED.contains(p)));
-    let remap: Vec<String> = SHIFT_JIS_EXCLUDED
-        .map(|p| match entries.get(&p) {
-            Some(c) => shift_jis.get(c).map_or(u16::MAX, |&q| q).to_string(),
-            None => u16::MAX.to_string(),
-        })
-        .collect();
+    // The Shift_JIS encoder's steps 7 to 13 for each code point that has an "index
+    // Shift_JIS pointer" (the first pointer outside 8272 to 8835): the two bytes, lead
+    // then trail, as one u16, so that the encoder does one lookup.
+    let shift_jis_bytes: BTreeMap<u32, u16> =
+        first_pointers(entries.iter().filter(|&(p, _)| !SHIFT_JIS_EXCLUDED.contains(p)))
+            .into_iter()
+            .map(|(code_point, pointer)| {
+                let lead = pointer / 188;
+                let lead_offset = if lead < 0x1F { 0x81 } else { 0xC1 };
+                let trail = pointer % 188;
+                let offset = if trail < 0x3F { 0x40 } else { 0x41 };
+                (code_point, (lead + lead_offset) << 8 | (trail + offset))
+            })
+            .collect();
     let katakana_values: Vec<String> = (0..63)
         .map(|p| {
             katakana.entries.get(&p).map(|&c| hex(c)).ok_or(format!("index-iso-2022-jp-katakana.txt: no pointer {p}"))
@@ -127,15 +131,14 @@ fn gen_jis0208(jis0208: &Index, katakana: &Index) -> Result<Generated, String> {
     )?;
     out.push_str(&text);
     bytes += n;
-    writeln!(out, "/// The first pointer that \"index Shift_JIS pointer\" excludes.").unwrap();
-    writeln!(out, "pub(crate) const SHIFT_JIS_EXCLUDED_FIRST: u16 = {};\n", SHIFT_JIS_EXCLUDED.start()).unwrap();
-    bytes += array(
-        &mut out,
-        "For an index pointer in 8272 to 8835 (at pointer − 8272), the index Shift_JIS pointer of its \
-         code point (`u16::MAX`: null).",
-        "SHIFT_JIS_REMAP",
-        &remap,
-    );
+    let (text, n) = bmp_map(
+        "SHIFT_JIS_BYTES",
+        "The Shift_JIS encoder's steps 7 to 13: for each code point with an index Shift_JIS pointer, \
+         the lead byte (high eight bits) and the trail byte (low eight bits).",
+        &shift_jis_bytes,
+    )?;
+    out.push_str(&text);
+    bytes += n;
     writeln!(out, "// index ISO-2022-JP katakana (Identifier: {}).\n", katakana.identifier).unwrap();
     bytes += array(
         &mut out,

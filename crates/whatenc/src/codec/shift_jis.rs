@@ -1,8 +1,8 @@
 //! Shift_JIS (`encoding.bs` § "Shift_JIS").
 
-use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte, jis0208_code_point, jis0208_pointer};
+use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte, jis0208_code_point};
 use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
-use crate::tables::jis0208::{SHIFT_JIS_EXCLUDED_FIRST, SHIFT_JIS_REMAP};
+use crate::tables::jis0208::SHIFT_JIS_BYTES;
 
 /// The Shift_JIS decoder.
 #[derive(Debug, Clone)]
@@ -108,19 +108,6 @@ impl DecodeHandler for ShiftJisDecoder {
     }
 }
 
-/// "index Shift_JIS pointer": the index pointer for `code_point` in index jis0208
-/// without the pointers 8272 to 8835. Only code points whose index pointer is in
-/// that range have another one, which `SHIFT_JIS_REMAP` holds.
-#[inline(always)]
-fn shift_jis_pointer(code_point: u32) -> Option<u16> {
-    let pointer = jis0208_pointer(code_point)?;
-    match SHIFT_JIS_REMAP.get(pointer.wrapping_sub(SHIFT_JIS_EXCLUDED_FIRST) as usize) {
-        Some(&u16::MAX) => None,
-        Some(&remapped) => Some(remapped),
-        None => Some(pointer),
-    }
-}
-
 /// The Shift_JIS encoder's handler for a scalar value, as `encode_stateless` takes it (as `u16`).
 #[inline(always)]
 fn shift_jis_bytes(c: char) -> Option<u16> {
@@ -138,13 +125,9 @@ fn shift_jis_bytes(c: char) -> Option<u16> {
         0x2212 => code_point = 0xFF0D,
         _ => {}
     }
-    // Steps 7 to 13.
-    let pointer = shift_jis_pointer(code_point)?;
-    let lead = pointer / 188;
-    let lead_offset = if lead < 0x1F { 0x81 } else { 0xC1 };
-    let trail = pointer % 188;
-    let offset = if trail < 0x3F { 0x40 } else { 0x41 };
-    Some((lead + lead_offset) << 8 | (trail + offset))
+    // Steps 7 to 13: the index Shift_JIS pointer (null: an error) and the lead and
+    // trail bytes made from it, which `xtask` computes for each code point.
+    SHIFT_JIS_BYTES.get(code_point)
 }
 
 /// The Shift_JIS encoder. It has no state.
