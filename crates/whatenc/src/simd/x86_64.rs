@@ -388,6 +388,69 @@ unsafe fn store_three_byte_words(words: [__m128i; 2], out: &mut [u8; 32]) {
     }
 }
 
+/// For each pattern of lengths of four sequences of one to three bytes, each a
+/// little-endian word in a 32-bit lane: the byte shuffle that packs them into
+/// consecutive bytes, 0x80 (zero) after them. The index has bit k set when unit k
+/// is below 0x80 and bit 4 + k when it is below 0x800 (so a unit takes three bytes
+/// less one for each bit set).
+static UTF8_WORD_PACKS: [[u8; 16]; 256] = {
+    let mut packs = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut at = 0;
+        let mut k = 0;
+        while k < 4 {
+            let len = 3 - (index >> k & 1) - (index >> (4 + k) & 1);
+            let mut b = 0;
+            while b < len {
+                packs[index][at] = (4 * k + b) as u8;
+                at += 1;
+                b += 1;
+            }
+            k += 1;
+        }
+        index += 1;
+    }
+    packs
+};
+
+/// The bytes that each pattern of [`UTF8_WORD_PACKS`] packs (a table: `count_ones`
+/// is not one instruction in the x86_64 baseline).
+static UTF8_WORD_LENGTHS: [u8; 256] = {
+    let mut lengths = [0u8; 256];
+    let mut index = 0;
+    while index < 256 {
+        lengths[index] = 12 - (index as u32).count_ones() as u8;
+        index += 1;
+    }
+    lengths
+};
+
+/// Stores eight sequences of one to three bytes (two vectors of four words, as
+/// [`utf8_words`] makes them) packed at the start of `out`, with SSSE3's byte
+/// shuffle; `below_0x80` and `below_0x800` have bit k set when unit k is below the
+/// bound. Returns the bytes written.
+///
+/// # Safety
+/// The CPU must have SSSE3.
+#[target_feature(enable = "ssse3")]
+unsafe fn store_utf8_words(words: [__m128i; 2], below_0x80: u32, below_0x800: u32, out: &mut [u8; 32]) -> usize {
+    let first = (below_0x80 & 0xF | (below_0x800 & 0xF) << 4) as usize;
+    let second = (below_0x80 >> 4 & 0xF | (below_0x800 >> 4 & 0xF) << 4) as usize;
+    let at = UTF8_WORD_LENGTHS[first] as usize;
+    // SAFETY: the patterns are 16 bytes; the first store writes bytes 0 to 15 of
+    // `out`, the second starts at most at 12 and ends by byte 28 of the 32.
+    unsafe {
+        let (first_pack, second_pack) = (
+            _mm_loadu_si128(UTF8_WORD_PACKS[first].as_ptr().cast::<__m128i>()),
+            _mm_loadu_si128(UTF8_WORD_PACKS[second].as_ptr().cast::<__m128i>()),
+        );
+        _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), _mm_shuffle_epi8(words[0], first_pack));
+        _mm_storeu_si128(out.as_mut_ptr().add(at).cast::<__m128i>(), _mm_shuffle_epi8(words[1], second_pack));
+    }
+    at + UTF8_WORD_LENGTHS[second] as usize
+}
+
 /// For each set of ASCII units among eight (bit k for unit k), the byte shuffle that
 /// packs eight one- or two-byte sequences, each in a 16-bit lane (the ASCII byte or
 /// the lead byte low, the trail byte high), into consecutive bytes: both bytes of a
@@ -431,7 +494,7 @@ unsafe fn store_one_or_two_byte_pairs(pairs: __m128i, ascii: u8, out: &mut [u8; 
 
 /// Twin of [`super::scalar::block_to_utf8`]: eight code units that are not
 /// surrogates, as UTF-8 at the start of `out`; returns the bytes written.
-#[inline]
+#[inline(always)]
 pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
     // SAFETY: SSE2 is always there on x86_64; `block` holds 16 readable bytes and
     // `out` 32 writable ones. Each unit's store writes 4 bytes at the running total
@@ -478,6 +541,14 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
             // Eight three-byte sequences (the common case in CJK text): compacted.
             store_three_byte_words(halves, out);
             return 24;
+        }
+        if super::ssse3::available() {
+            // Any other mix of one-, two- and three-byte sequences (CJK text with its
+            // spaces and punctuation): each half packed by a shuffle chosen by its
+            // lengths.
+            let below_0x80 = _mm_movemask_epi8(_mm_packs_epi16(below_0x80, zero)) as u32;
+            let below_0x800 = _mm_movemask_epi8(_mm_packs_epi16(below_0x800, zero)) as u32;
+            return store_utf8_words(halves, below_0x80, below_0x800, out);
         }
         let mut words = [0u32; 8];
         _mm_storeu_si128(words.as_mut_ptr().cast::<__m128i>(), halves[0]);
