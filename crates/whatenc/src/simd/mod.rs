@@ -4,7 +4,8 @@
 //! portable word-at-a-time kernels of [`scalar`] are built everywhere; on x86_64 the
 //! SSE2 twins in `x86_64` replace them (SSE2 is in the baseline). Kernels that need
 //! more, `ssse3` (UTF-8 → UTF-16, three-byte UTF-16 → UTF-8 blocks) and `avx512`
-//! (BW and VBMI: UTF-8 validation, alone or fused with a copy), are chosen at run time: `std`
+//! (BW and VBMI: UTF-8 validation, alone or fused with a copy), `avx512_utf16` (BW, VL,
+//! VBMI2 and BMI2: sixteen UTF-16 units to UTF-8), are chosen at run time: `std`
 //! detects the feature once and caches it; without `std`, only a build that targets
 //! the feature uses them. UTF-8 validation falls back to simdutf8. Every kernel is
 //! tested against its scalar twin on inputs at every alignment.
@@ -38,6 +39,8 @@ use cpu_has;
 
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx512;
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+mod avx512_utf16;
 pub(crate) mod scalar;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod ssse3;
@@ -131,4 +134,32 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
         return ssse3::utf8_to_utf16(s, dst);
     }
     scalar::utf8_to_utf16(s, dst)
+}
+
+/// Whether [`wide_units_to_utf8`] has a kernel on this CPU (AVX-512BW, AVX-512VBMI2
+/// and BMI2, detected once with `std`); callers use it only then.
+#[inline(always)]
+pub(crate) fn wide_utf8_available() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    return avx512_utf16::available();
+    #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+    false
+}
+
+/// Sixteen code units, none a surrogate, as UTF-8 at the start of `out`; returns the
+/// bytes written, and writes nothing after them. The AVX-512 kernel where
+/// [`wide_utf8_available`]; elsewhere the eight-unit kernel twice.
+#[inline(always)]
+pub(crate) fn wide_units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if avx512_utf16::available() {
+        return avx512_utf16::units_to_utf8(units, out);
+    }
+    let (first, second) = units.split_at(8);
+    let mut block = [0u8; 32];
+    let a = block_to_utf8(first.try_into().unwrap_or([0; 8]), &mut block);
+    out[..a].copy_from_slice(&block[..a]);
+    let b = block_to_utf8(second.try_into().unwrap_or([0; 8]), &mut block);
+    out[a..a + b].copy_from_slice(&block[..b]);
+    a + b
 }

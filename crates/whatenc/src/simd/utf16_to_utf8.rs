@@ -15,6 +15,8 @@ pub(crate) trait Units: Copy {
     fn unit(self, i: usize) -> u16;
     /// The eight code units from `i` (`i + 8 <= len`).
     fn block(self, i: usize) -> [u16; 8];
+    /// The sixteen code units from `i` (`i + 16 <= len`).
+    fn block16(self, i: usize) -> [u16; 16];
     /// Narrows the run of ASCII code units from `i` into `dst` as far as it fits;
     /// returns the units copied.
     fn copy_ascii(self, i: usize, dst: &mut [u8]) -> usize;
@@ -40,6 +42,12 @@ impl Units for NativeUnits<'_> {
         block
     }
     #[inline(always)]
+    fn block16(self, i: usize) -> [u16; 16] {
+        let mut block = [0; 16];
+        block.copy_from_slice(&self.0[i..i + 16]);
+        block
+    }
+    #[inline(always)]
     fn copy_ascii(self, i: usize, dst: &mut [u8]) -> usize {
         super::copy_utf16_ascii_to_bytes(&self.0[i..], dst)
     }
@@ -62,6 +70,14 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
     #[inline(always)]
     fn block(self, i: usize) -> [u16; 8] {
         let bytes: &[u8; 16] = self.0[2 * i..2 * i + 16].try_into().unwrap_or(&[0; 16]);
+        core::array::from_fn(|k| {
+            let pair = [bytes[2 * k], bytes[2 * k + 1]];
+            if BE { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) }
+        })
+    }
+    #[inline(always)]
+    fn block16(self, i: usize) -> [u16; 16] {
+        let bytes: &[u8; 32] = self.0[2 * i..2 * i + 32].try_into().unwrap_or(&[0; 32]);
         core::array::from_fn(|k| {
             let pair = [bytes[2 * k], bytes[2 * k + 1]];
             if BE { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) }
@@ -104,6 +120,18 @@ pub(crate) const BLOCK_ROOM: usize = 32;
 /// before each unit; returns (units read, bytes written).
 #[inline(always)]
 pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    // One loop for each answer, so that the loop without the wide kernel is the
+    // eight-unit loop alone.
+    if super::wide_utf8_available() {
+        bmp_to_utf8_loop::<U, true>(src, dst, min_room)
+    } else {
+        bmp_to_utf8_loop::<U, false>(src, dst, min_room)
+    }
+}
+
+/// [`bmp_to_utf8`], with the sixteen-unit kernel when `WIDE`.
+#[inline(always)]
+fn bmp_to_utf8_loop<U: Units, const WIDE: bool>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     debug_assert!(min_room <= 8);
     let len = src.len();
     let mut read = 0;
@@ -120,6 +148,21 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
         }
         if block.iter().fold(false, |acc, &unit| acc | is_surrogate(unit)) {
             break;
+        }
+        if WIDE && any >= 0x800 && read + 16 <= len {
+            // Sixteen units at once where the CPU has the wide kernel, when this block
+            // has a three-byte unit (blocks of one- and two-byte units are faster
+            // through `block_to_utf8`'s one shuffle), the next eight have no surrogate
+            // and 64 bytes are left (at most 48 are written, so the room before each
+            // unit stays at least 16).
+            let units = src.block16(read);
+            if !units[8..].iter().fold(false, |acc, &unit| acc | is_surrogate(unit))
+                && let Some(out) = dst[written..].first_chunk_mut::<64>()
+            {
+                written += super::wide_units_to_utf8(&units, out);
+                read += 16;
+                continue;
+            }
         }
         let Some(out) = dst[written..].first_chunk_mut::<BLOCK_ROOM>() else { break };
         written += super::block_to_utf8(block, out);
