@@ -136,7 +136,7 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     scalar::utf8_to_utf16(s, dst)
 }
 
-/// Whether [`wide_units_to_utf8`] has a kernel on this CPU (AVX-512BW, AVX-512VBMI2
+/// Whether [`wide_units_to_utf8`] has a kernel on this CPU (AVX-512BW, VL, VBMI2
 /// and BMI2, detected once with `std`); callers use it only then.
 #[inline(always)]
 pub(crate) fn wide_utf8_available() -> bool {
