@@ -388,13 +388,21 @@ unsafe fn store_three_byte_words(words: [__m128i; 2], out: &mut [u8; 32]) {
     }
 }
 
-/// For each pattern of lengths of four sequences of one to three bytes, each a
-/// little-endian word in a 32-bit lane: the byte shuffle that packs them into
-/// consecutive bytes, 0x80 (zero) after them. The index has bit k set when unit k
-/// is below 0x80 and bit 4 + k when it is below 0x800 (so a unit takes three bytes
-/// less one for each bit set).
-static UTF8_WORD_PACKS: [[u8; 16]; 256] = {
-    let mut packs = [[0x80u8; 16]; 256];
+/// The shuffles of [`store_utf8_words`] and what they pack.
+struct Utf8WordPacks {
+    /// For each pattern of lengths of four sequences of one to three bytes, each a
+    /// little-endian word in a 32-bit lane: the byte shuffle that packs them into
+    /// consecutive bytes, 0x80 (zero) after them. The index has bit k set when unit
+    /// k is below 0x80 and bit 4 + k when it is below 0x800 (so a unit takes three
+    /// bytes less one for each bit set).
+    shuffles: [[u8; 16]; 256],
+    /// The bytes each shuffle packs (a table: `count_ones` is not one instruction in
+    /// the x86_64 baseline).
+    lengths: [u8; 256],
+}
+
+static UTF8_WORD_PACKS: Utf8WordPacks = {
+    let mut packs = Utf8WordPacks { shuffles: [[0x80u8; 16]; 256], lengths: [0; 256] };
     let mut index = 0;
     while index < 256 {
         let mut at = 0;
@@ -403,27 +411,16 @@ static UTF8_WORD_PACKS: [[u8; 16]; 256] = {
             let len = 3 - (index >> k & 1) - (index >> (4 + k) & 1);
             let mut b = 0;
             while b < len {
-                packs[index][at] = (4 * k + b) as u8;
+                packs.shuffles[index][at] = (4 * k + b) as u8;
                 at += 1;
                 b += 1;
             }
             k += 1;
         }
+        packs.lengths[index] = at as u8;
         index += 1;
     }
     packs
-};
-
-/// The bytes that each pattern of [`UTF8_WORD_PACKS`] packs (a table: `count_ones`
-/// is not one instruction in the x86_64 baseline).
-static UTF8_WORD_LENGTHS: [u8; 256] = {
-    let mut lengths = [0u8; 256];
-    let mut index = 0;
-    while index < 256 {
-        lengths[index] = 12 - (index as u32).count_ones() as u8;
-        index += 1;
-    }
-    lengths
 };
 
 /// Stores eight sequences of one to three bytes (two vectors of four words, as
@@ -437,18 +434,18 @@ static UTF8_WORD_LENGTHS: [u8; 256] = {
 unsafe fn store_utf8_words(words: [__m128i; 2], below_0x80: u32, below_0x800: u32, out: &mut [u8; 32]) -> usize {
     let first = (below_0x80 & 0xF | (below_0x800 & 0xF) << 4) as usize;
     let second = (below_0x80 >> 4 & 0xF | (below_0x800 >> 4 & 0xF) << 4) as usize;
-    let at = UTF8_WORD_LENGTHS[first] as usize;
+    let at = UTF8_WORD_PACKS.lengths[first] as usize;
     // SAFETY: the patterns are 16 bytes; the first store writes bytes 0 to 15 of
     // `out`, the second starts at most at 12 and ends by byte 28 of the 32.
     unsafe {
         let (first_pack, second_pack) = (
-            _mm_loadu_si128(UTF8_WORD_PACKS[first].as_ptr().cast::<__m128i>()),
-            _mm_loadu_si128(UTF8_WORD_PACKS[second].as_ptr().cast::<__m128i>()),
+            _mm_loadu_si128(UTF8_WORD_PACKS.shuffles[first].as_ptr().cast::<__m128i>()),
+            _mm_loadu_si128(UTF8_WORD_PACKS.shuffles[second].as_ptr().cast::<__m128i>()),
         );
         _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), _mm_shuffle_epi8(words[0], first_pack));
         _mm_storeu_si128(out.as_mut_ptr().add(at).cast::<__m128i>(), _mm_shuffle_epi8(words[1], second_pack));
     }
-    at + UTF8_WORD_LENGTHS[second] as usize
+    at + UTF8_WORD_PACKS.lengths[second] as usize
 }
 
 /// For each set of ASCII units among eight (bit k for unit k), the byte shuffle that
