@@ -232,11 +232,9 @@ const INTERESTING_BYTES: &[u8] = &[
 
 fn decoder_options() -> impl Iterator<Item = DecoderOptions> {
     [ErrorMode::Replacement, ErrorMode::Fatal].into_iter().flat_map(|mode| {
-        [BomHandling::None, BomHandling::Sniff, BomHandling::Remove].into_iter().map(move |bom| DecoderOptions {
-            mode,
-            bom,
-            ..Default::default()
-        })
+        [BomHandling::None, BomHandling::Sniff, BomHandling::Remove]
+            .into_iter()
+            .map(move |bom| DecoderOptions { mode, bom })
     })
 }
 
