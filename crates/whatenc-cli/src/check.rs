@@ -24,7 +24,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Failure> {
         let size = input.preflight()?;
         total = total.zip(size).map(|(a, b)| a + b);
     }
-    let mut progress = Progress::new(args.progress, total);
+    let mut progress = Progress::new(args.progress, total, true);
     let mut out = Report { out: BufWriter::with_capacity(64 * 1024, io::stdout().lock()) };
     let mut buf = vec![0u8; READ_SIZE];
     let mut text = String::with_capacity(from.new_decoder().max_utf8_buffer_length(READ_SIZE).unwrap_or(READ_SIZE));

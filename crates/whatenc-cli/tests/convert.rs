@@ -21,7 +21,10 @@ fn defaults_are_utf8_to_utf8_with_replacement() {
     let output = run(&["convert"], b"caf\xC3\xA9 \xFF!");
     assert_eq!(code(&output), 0);
     assert_eq!(stdout(&output), "café \u{FFFD}!");
-    assert_eq!(stderr(&output), "");
+    assert_eq!(
+        stderr(&output),
+        "whatenc: <stdin>: 1 malformed sequence replaced with U+FFFD (first at byte 6, line 1:6)\n"
+    );
     // `-` is standard input too.
     assert_eq!(run(&["convert", "-"], b"x").stdout, b"x");
 }
@@ -261,14 +264,23 @@ fn io_errors_are_one_line_and_exit_2() {
     assert_eq!(code(&output), 2);
     assert_eq!(stderr(&output), format!("whatenc: cannot read '{}': is a directory\n", dir.path().display()));
 
-    // A missing second file: nothing is written (all inputs are checked first).
+    // A missing file among several: the others are converted, the missing one is
+    // reported, and the exit status is 2 at the end, as iconv does.
     let good = dir.file("good.txt", b"x");
     let out = dir.join("out.txt");
-    let output = run(&["convert", "-o", &out, &good, &missing], b"");
+    let output = run(&["convert", "-o", &out, &missing, &good, &missing], b"");
     assert_eq!(code(&output), 2);
-    assert!(!std::path::Path::new(&out).exists());
-    let output = run(&["convert", &good, &missing], b"");
-    assert!(output.stdout.is_empty());
+    assert_eq!(std::fs::read(&out).unwrap(), b"x");
+    assert_eq!(stderr(&output).lines().count(), 2, "{}", stderr(&output));
+    let output = run(&[&good, &missing, &good], b"");
+    assert_eq!(code(&output), 2);
+    assert_eq!(output.stdout, b"xx");
+    assert_eq!(stderr(&output), format!("whatenc: cannot read '{missing}': no such file or directory\n"));
+    // Only missing files: no output file is made.
+    let none = dir.join("none.txt");
+    assert_eq!(code(&run(&["convert", "-o", &none, &missing], b"")), 2);
+    assert!(!std::path::Path::new(&none).exists());
+    std::fs::remove_file(&out).unwrap();
 
     // An output directory that does not exist.
     let nowhere = dir.join("no/such/dir/out.txt");
