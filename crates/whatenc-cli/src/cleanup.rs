@@ -45,10 +45,14 @@ fn install() {
     });
 }
 
-/// Registers `path` as a temporary file to remove on a signal.
-pub fn register(path: &Path) {
+/// Makes a temporary file with `create` and registers its path for removal on a
+/// signal, under the lock, so that no signal can come between the two.
+pub fn create<T: AsRef<Path>, E>(create: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
     install();
-    lock().get_or_insert_with(HashSet::new).insert(path.to_path_buf());
+    let mut guard = lock();
+    let made = create()?;
+    guard.get_or_insert_with(HashSet::new).insert(made.as_ref().to_path_buf());
+    Ok(made)
 }
 
 /// Runs `finish` (which renames or removes `path`) so that a signal cannot interrupt

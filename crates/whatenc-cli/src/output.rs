@@ -18,7 +18,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, Seek, Write};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::Failure;
@@ -94,10 +94,11 @@ impl Output {
     /// Standard output, or the output for `target` by the rules of this module.
     pub fn open(target: Option<&Path>) -> Result<Output, Failure> {
         let Some(shown) = target else { return Ok(Output::Stdout(io::stdout().lock())) };
-        let target = resolve(shown)?;
-        let existing = match fs::metadata(&target) {
-            Ok(metadata) => Some(metadata),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        // The kernel follows the links of an existing file (even /dev/stdout's, which
+        // name no path); a dangling link is followed here, to the file to make.
+        let (target, existing) = match fs::metadata(shown) {
+            Ok(metadata) => (fs::canonicalize(shown).unwrap_or_else(|_| shown.to_path_buf()), Some(metadata)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (resolve(shown)?, None),
             Err(e) => return Err(write_error(shown, &e)),
         };
         if let Some(metadata) = &existing {
@@ -106,7 +107,7 @@ impl Output {
                 return Err(Failure::Io(format!("cannot write '{}': is a directory", shown.display())));
             }
             if kind.is_char_device() || kind.is_block_device() || kind.is_fifo() || kind.is_socket() {
-                let file = fs::OpenOptions::new().write(true).open(&target).map_err(|e| write_error(shown, &e))?;
+                let file = fs::OpenOptions::new().write(true).open(shown).map_err(|e| write_error(shown, &e))?;
                 return Ok(Output::Direct { file, shown: shown.to_path_buf() });
             }
             // Refuse a read-only file, even as root; and one this user may not write.
@@ -129,17 +130,18 @@ impl Output {
         let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         // A new file gets 0666 less the umask, as a plain create would.
         let mode = existing.as_ref().map_or(0o666, |m| m.mode() & 0o7777);
-        let named = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".whatenc-tmp")
-            .permissions(fs::Permissions::from_mode(mode & 0o777))
-            .tempfile_in(&dir)
-            .map_err(|e| match fs::metadata(&dir) {
-                Ok(_) => dir_error(&describe(&e)),
-                Err(_) => write_error(shown, &e),
-            })?;
+        let named = cleanup::create(|| {
+            tempfile::Builder::new()
+                .prefix(&format!(".{name}."))
+                .suffix(".whatenc-tmp")
+                .permissions(fs::Permissions::from_mode(mode & 0o777))
+                .tempfile_in(&dir)
+        })
+        .map_err(|e| match fs::metadata(&dir) {
+            Ok(_) => dir_error(&describe(&e)),
+            Err(_) => write_error(shown, &e),
+        })?;
         let (file, temp) = named.into_parts();
-        cleanup::register(&temp);
         if let Some(metadata) = &existing {
             // Owner and group first: chown may clear the set-id bits that the mode sets.
             if std::os::unix::fs::fchown(&file, Some(metadata.uid()), Some(metadata.gid())).is_err() {
@@ -311,7 +313,7 @@ fn make_backup(target: &Path, suffix: &str) -> io::Result<()> {
 /// Copies the whole of `temp` into `target` in place (keeping its inode and links).
 fn copy_into(temp: &mut File, target: &Path) -> io::Result<()> {
     temp.rewind()?;
-    let mut out = fs::OpenOptions::new().write(true).truncate(true).custom_flags(0).open(target)?;
+    let mut out = fs::OpenOptions::new().write(true).truncate(true).open(target)?;
     io::copy(temp, &mut out)?;
     out.sync_all()
 }
