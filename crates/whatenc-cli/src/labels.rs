@@ -37,7 +37,6 @@ const KNOWN_NAMES: &[(&str, Option<&str>)] = &[
     ("utf32le", None),
     ("utf32be", None),
     ("ucs4", None),
-    ("ucs2", None),
     ("utf7", None),
     ("cp437", None),
     ("cp850", None),
