@@ -9,9 +9,10 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 /// Examples shown at the end of `whatenc --help`.
 const EXAMPLES: &str = "\
 Examples:
-  whatenc convert -f shift_jis samples/ja.shift_jis.txt      Shift_JIS to UTF-8 on stdout
+  whatenc convert -f gbk samples/zh_cn.gbk.txt               GBK to UTF-8 on stdout
   whatenc convert -t windows-1252 -o notes.1252.txt notes.txt
   whatenc -f gbk -t utf-8 < in.txt > out.txt                 iconv spelling (convert is implied)
+  whatenc convert -r -f shift_jis --backup .orig old-site/  a whole tree, in place, on all cores
   whatenc check -f utf-8 samples/fr.windows-1252.txt        list every malformed sequence
   whatenc list --json                                        every encoding and label, for scripts
   whatenc label latin1                                       what \"get an encoding\" gives
@@ -19,8 +20,9 @@ Examples:
   whatenc completions bash > /etc/bash_completion.d/whatenc
   whatenc man > whatenc.1
 
-Exit status: 0 success; 1 malformed input or unmappable text in fatal mode, or
-`check` found malformed input; 2 usage or I/O error.";
+Exit status: 0 success; 1 malformed input or unmappable text in fatal mode (or
+replaced, with --strict), a replacement-encoding label, or `check` found malformed
+input; 2 usage or I/O error.";
 
 /// Examples for `whatenc convert --help`.
 const CONVERT_EXAMPLES: &str = "\
@@ -33,9 +35,18 @@ Error modes:
                         malformed sequence or unmappable character, exit 1
   --decode-errors, --encode-errors set one side only and override --errors.
   -c                    drop malformed sequences and unmappable characters (iconv -c)
+Whatever was replaced is summed up in one line on standard error (-q: not);
+--strict makes it a failure (exit 1, an output file left as it was).
+
+Output files: -o writes a device or FIFO directly; a regular file is replaced
+atomically (temporary file, fsync, rename), keeping its mode, owner, group and hard
+links; a read-only one is refused. --in-place FILE... and -r DIR... do the same for
+each file, -j at a time, and end with a summary.
 
 Examples:
   whatenc convert -f shift_jis samples/ja.shift_jis.txt
+  whatenc convert --in-place -f euc-kr --backup .orig *.txt
+  whatenc convert -r -j 4 -f windows-1251 --strict archive/
   whatenc convert -f windows-1251 -t koi8-r -o out.txt in.txt
   whatenc convert --errors fatal -f euc-jp in.txt > out.txt || echo \"not EUC-JP\"
   whatenc convert -t iso-2022-jp -c in.txt                    drop what ISO-2022-JP lacks
