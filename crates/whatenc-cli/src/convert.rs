@@ -6,10 +6,20 @@
 //!
 //! Error modes: `--errors` sets both sides (replacement and html are the default
 //! for their side; fatal makes both fatal); `--decode-errors` and `--encode-errors`
-//! override one side; `-c` skips each error. Internally both sides always run in
-//! "fatal" mode, and this module writes the U+FFFD or `&#N;` itself: the output is
-//! the same as the standard's modes give, and every replacement is counted, so that
-//! none goes unreported (the one-line summary on standard error; `--strict`).
+//! override one side; `-c` skips each error.
+//!
+//! Every replacement is counted, so that none goes unreported (the one-line summary
+//! on standard error; `--strict`), at no cost to text without any:
+//!
+//! - The decoder always runs in "fatal" mode (as fast as "replacement"); this module
+//!   writes the U+FFFD itself and notes the first one's position. Positions are
+//!   tracked only until then (or throughout in fatal mode, to report a stop).
+//! - The encoder runs in the standard's "html" mode. A call that wrote a reference
+//!   says so (`take_unmappable`); only then are references counted, as the `&#` pairs
+//!   in the output less those in the text (the encoders other than ISO-2022-JP write
+//!   0x26 0x23 only for `&#`), and the first unmappable character is found once, by
+//!   a "fatal" encoder. ISO-2022-JP, whose two-byte codes can contain 0x26 0x23, runs
+//!   in "fatal" mode and this module writes each reference itself.
 
 use std::process::ExitCode;
 
@@ -245,7 +255,10 @@ impl Sink {
     fn new(plan: &Plan, out: Output) -> Result<Sink, Failure> {
         let encoder = match plan.target {
             Target::Encoder(to) => {
-                Some(Box::new(to.new_encoder_with(EncoderErrorMode::Fatal).map_err(|e| Failure::Usage(e.to_string()))?))
+                let html =
+                    plan.modes.encode == EncoderErrorMode::Html && !plan.modes.drop && to != whatenc::ISO_2022_JP;
+                let mode = if html { EncoderErrorMode::Html } else { EncoderErrorMode::Fatal };
+                Some(Box::new(to.new_encoder_with(mode).map_err(|e| Failure::Usage(e.to_string()))?))
             }
             _ => None,
         };
@@ -275,7 +288,15 @@ impl Sink {
                 let mut done = 0;
                 while done < text.len() {
                     let progress = encoder.encode_from_utf8(&text[done..], &mut self.buf, false);
-                    self.out.write_all(&self.buf[..progress.written], cut)?;
+                    let written = &self.buf[..progress.written];
+                    if encoder.take_unmappable() {
+                        let span = &text[done..done + progress.read];
+                        losses.unmappable += count_references(written) - count_references(span.as_bytes());
+                        if losses.first_unmappable.is_none() {
+                            losses.first_unmappable = first_unmappable(to, span);
+                        }
+                    }
+                    self.out.write_all(written, cut)?;
                     done += progress.read;
                     let EncoderResult::Unmappable(c) = progress.result else { continue };
                     if self.modes.drop {
@@ -326,6 +347,26 @@ impl Sink {
         }
         self.out.flush()
     }
+}
+
+/// The number of `&#` pairs in `bytes`.
+fn count_references(bytes: &[u8]) -> u64 {
+    memchr::memmem::find_iter(bytes, b"&#").count() as u64
+}
+
+/// The first scalar value of `text` that `to` cannot encode (a stateless encoder).
+fn first_unmappable(to: &'static Encoding, text: &str) -> Option<char> {
+    let mut encoder = to.new_encoder_with(EncoderErrorMode::Fatal).ok()?;
+    let mut buf = [0u8; 4096];
+    let mut done = 0;
+    while done < text.len() {
+        let progress = encoder.encode_from_utf8(&text[done..], &mut buf, false);
+        done += progress.read;
+        if let EncoderResult::Unmappable(c) = progress.result {
+            return Some(c);
+        }
+    }
+    None
 }
 
 /// The last character boundary in the first `n` bytes of UTF-8 `bytes`.

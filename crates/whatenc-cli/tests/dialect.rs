@@ -213,3 +213,33 @@ fn bom_is_written_when_asked_for() {
     assert_eq!(code(&output), 2);
     assert!(stderr(&output).contains("--bom needs UTF-8 or UTF-16 output"));
 }
+
+#[test]
+fn counts_are_exact_across_reads_and_literal_references() {
+    // Literal "&#" in the text is not a replacement; real ones are counted in every
+    // read of a 3 MB input.
+    let line = "&#65; stays, ☃ does not; Γ&#\n";
+    let text = line.repeat(100_000);
+    for (to, first) in
+        [("windows-1252", "&#9731;, U+2603"), ("shift_jis", "&#9731;, U+2603"), ("iso-2022-jp", "&#9731;, U+2603")]
+    {
+        let output = run(&["-t", to], text.as_bytes());
+        assert_eq!(code(&output), 0);
+        let expected = if to == "windows-1252" { 200_000 } else { 100_000 };
+        assert_eq!(
+            stderr(&output),
+            format!("whatenc: <stdin>: {expected} characters written as &#N; (the first {first})\n"),
+            "{to}"
+        );
+    }
+    // Malformed sequences too, with the first one's line and column.
+    let mut bytes = "ok\n".repeat(50_000).into_bytes();
+    for i in 0..1000 {
+        bytes.extend_from_slice(if i % 2 == 0 { b"a\xFF\n" } else { b"\xC3(\n" });
+    }
+    let output = run(&[], &bytes);
+    assert_eq!(
+        stderr(&output),
+        "whatenc: <stdin>: 1000 malformed sequences replaced with U+FFFD (first at byte 150001, line 50001:2)\n"
+    );
+}
