@@ -553,6 +553,10 @@ pub fn convert_to(
         return Outcome::Error(failure);
     }
     if lossy && plan.strict {
+        if let Some(target) = sink.out.target() {
+            let kept = if finish.keep_partial { "written anyway (--keep-partial)" } else { "left as it was" };
+            crate::note(&format!("{}: {kept}: text was replaced (--strict)", target.display()));
+        }
         sink.out.abandon(finish.keep_partial);
         return Outcome::Failed;
     }

@@ -206,6 +206,15 @@ impl Output {
         matches!(self, Output::Stdout(_))
     }
 
+    /// The target file as given, when it is replaced only on success (not standard
+    /// output, nor a device written directly).
+    pub fn target(&self) -> Option<&Path> {
+        match self {
+            Output::Temp(temp) => Some(&temp.shown),
+            _ => None,
+        }
+    }
+
     /// The error for a failed write; a closed pipe on standard output is quiet.
     fn write_error(&self, error: &io::Error) -> Failure {
         match self {

@@ -68,6 +68,7 @@ fn silent_spellings_and_strict() {
     let target = dir.file("out.txt", b"before");
     let output = run(&["--strict", "-q", "-o", &target], b"a\xFFb");
     assert_eq!(code(&output), 1);
+    assert_eq!(stderr(&output), format!("whatenc: {target}: left as it was: text was replaced (--strict)\n"));
     assert_eq!(std::fs::read(&target).unwrap(), b"before");
     assert_eq!(dir.names(), ["out.txt"]);
 }

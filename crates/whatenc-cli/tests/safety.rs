@@ -20,7 +20,7 @@ fn is_root() -> bool {
 
 /// Runs a helper command such as `mknod`, returning whether it succeeded.
 fn helper(program: &str, args: &[&str]) -> bool {
-    Command::new(program).args(args).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+    Command::new(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
 }
 
 #[test]
@@ -266,4 +266,42 @@ fn a_path_that_is_a_directory_or_missing_directory_is_refused() {
     assert_eq!(code(&output), 2);
     assert!(stderr(&output).contains("is a directory"));
     assert!(Path::new(&input).exists());
+}
+
+/// The file descriptor an `openat` line of strace returned, if the line opens `what`.
+fn opened_fd(line: &str, what: &str) -> Option<String> {
+    (line.contains("openat(") && line.contains(what)).then(|| line.rsplit("= ").next().unwrap_or("").trim().to_string())
+}
+
+#[test]
+fn the_file_and_its_directory_are_synced_around_the_rename() {
+    if !helper("strace", &["-V"]) {
+        eprintln!("skipped: strace is needed to see the system calls");
+        return;
+    }
+    let dir = TempDir::new();
+    let input = dir.file("in.txt", b"caf\xE9\n");
+    let target = dir.file("out.txt", b"old\n");
+    let output = Command::new("strace")
+        .args(["-f", "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2"])
+        .arg(env!("CARGO_BIN_EXE_whatenc"))
+        .args(["-f", "latin1", "-o", &target, &input])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let trace = String::from_utf8_lossy(&output.stderr).into_owned();
+    let lines: Vec<&str> = trace.lines().collect();
+    let at = |pred: &dyn Fn(&str) -> bool| lines.iter().position(|l| pred(l)).unwrap_or_else(|| panic!("{trace}"));
+    let temp_open = at(&|l| opened_fd(l, ".whatenc-tmp").is_some());
+    let temp_fd = opened_fd(lines[temp_open], ".whatenc-tmp").unwrap();
+    let file_sync = at(&|l| l.contains(&format!("fsync({temp_fd})")));
+    let rename = at(&|l| l.contains("rename") && l.contains(".whatenc-tmp"));
+    let dir_name = format!("\"{}\"", dir.path().display());
+    let dir_open = at(&|l| opened_fd(l, &dir_name).is_some());
+    let dir_fd = opened_fd(lines[dir_open], &dir_name).unwrap();
+    let dir_sync =
+        lines.iter().skip(dir_open).position(|l| l.contains(&format!("fsync({dir_fd})"))).map(|i| i + dir_open);
+    assert!(temp_open < file_sync && file_sync < rename, "{trace}");
+    assert!(dir_sync.is_some_and(|i| i > rename), "{trace}");
+    assert_eq!(fs::read_to_string(&target).unwrap(), "café\n");
 }
