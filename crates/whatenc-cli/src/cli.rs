@@ -191,6 +191,9 @@ pub enum ProgressWhen {
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// The input encoding: any label of the standard, such as shift_jis, latin1 or gbk.
+    /// `convert` refuses the labels of the replacement encoding (hz-gb-2312,
+    /// iso-2022-kr, ...), which turn any input into one U+FFFD, unless given
+    /// --errors replacement.
     #[arg(short = 'f', long = "from", visible_alias = "from-code", value_name = "LABEL", default_value = "utf-8")]
     pub from: String,
     /// Do not let a byte order mark override --from (by default a UTF-8, UTF-16BE or
@@ -225,8 +228,10 @@ pub struct ConvertArgs {
     /// Drop malformed sequences and unmappable characters silently, as iconv -c does.
     #[arg(short = 'c', long = "drop", conflicts_with_all = ["errors", "decode_errors", "encode_errors"])]
     pub drop: bool,
-    /// Write to OUT instead of standard output. The output goes to a temporary file
-    /// next to OUT, renamed to OUT on success (OUT may be one of the inputs).
+    /// Write to OUT instead of standard output. A regular file is replaced only on
+    /// success, through a temporary file next to it that keeps its mode, owner, group
+    /// and hard links; a device or FIFO is written directly; a read-only file is
+    /// refused. OUT may be one of the inputs.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// With -o, keep the partial output in OUT when conversion stops on an error (by
