@@ -7,7 +7,9 @@
 //! exclude, unless `--no-ignore`), with each file counted once however many names
 //! it has (hard links, symbolic links given as arguments): converting a file twice
 //! would decode its new contents as the old encoding. Then `-j N` threads take the
-//! files in turn. A summary line ends the run.
+//! files in turn. Each file is synced to disk before it is renamed into place; each
+//! directory is synced once at the end, so that the renames survive a crash. A
+//! summary line ends the run.
 
 use std::collections::HashSet;
 use std::fs;
@@ -15,12 +17,13 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use crate::Failure;
 use crate::cli::{ConvertArgs, ProgressWhen};
 use crate::convert::{Converter, Finish, Outcome, Plan, convert_to};
 use crate::files::{InputSpec, describe};
-use crate::output::Output;
+use crate::output::{Output, sync_directory};
 use crate::progress::Progress;
 
 /// The files to convert, and how many arguments or entries could not be listed.
@@ -102,7 +105,14 @@ pub fn run(plan: &Plan, args: &ConvertArgs) -> Result<ExitCode, Failure> {
     let unchanged = AtomicU64::new(0);
     let failed = AtomicU64::new(0);
     let status = AtomicU8::new(if listing.errors > 0 { 2 } else { 0 });
-    let finish = Finish { keep_partial: false, backup: args.backup.as_deref(), skip_unchanged: true };
+    // Each file is synced before its rename; each directory once, at the end.
+    let directories = Mutex::new(HashSet::new());
+    let finish = Finish {
+        keep_partial: false,
+        backup: args.backup.as_deref(),
+        skip_unchanged: true,
+        sync_later: Some(&directories),
+    };
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
@@ -130,6 +140,15 @@ pub fn run(plan: &Plan, args: &ConvertArgs) -> Result<ExitCode, Failure> {
             });
         }
     });
+    let mut directories: Vec<PathBuf> =
+        directories.into_inner().unwrap_or_else(PoisonError::into_inner).into_iter().collect();
+    directories.sort();
+    for dir in &directories {
+        if let Err(Failure::Io(message)) = sync_directory(dir) {
+            crate::note(&message);
+            status.fetch_max(2, Ordering::Relaxed);
+        }
+    }
     let failed = failed.into_inner() + listing.errors;
     if !plan.quiet || failed > 0 {
         crate::note(&format!(

@@ -21,7 +21,10 @@
 //!   a "fatal" encoder. ISO-2022-JP, whose two-byte codes can contain 0x26 0x23, runs
 //!   in "fatal" mode and this module writes each reference itself.
 
+use std::collections::HashSet;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Mutex, PoisonError};
 
 use whatenc::{
     BomHandling, DecodeError, Decoder, DecoderOptions, DecoderResult, Encoder, EncoderErrorMode, EncoderResult,
@@ -32,7 +35,7 @@ use crate::Failure;
 use crate::cli::{ConvertArgs, DecodeErrors, EncodeErrors, Errors};
 use crate::files::{InputSpec, READ_SIZE, read_some};
 use crate::labels::{IconvSuffix, lookup, split_iconv_suffix, surprising_label};
-use crate::output::Output;
+use crate::output::{Output, sync_directory};
 use crate::position::Position;
 use crate::progress::Progress;
 
@@ -507,6 +510,9 @@ pub struct Finish<'a> {
     pub backup: Option<&'a str>,
     /// Leave the target alone when its contents would not change.
     pub skip_unchanged: bool,
+    /// Where to collect the directories to sync later, once each (many files);
+    /// `None`: sync each at once.
+    pub sync_later: Option<&'a Mutex<HashSet<PathBuf>>>,
 }
 
 /// Converts `inputs` in turn into `out`, and then commits or abandons `out`.
@@ -564,7 +570,18 @@ pub fn convert_to(
         sink.out.abandon(false);
         return Outcome::Unchanged;
     }
-    match sink.out.commit(finish.backup) {
+    let synced = match sink.out.commit(finish.backup) {
+        Ok(Some(dir)) => match finish.sync_later {
+            Some(later) => {
+                later.lock().unwrap_or_else(PoisonError::into_inner).insert(dir);
+                Ok(())
+            }
+            None => sync_directory(&dir),
+        },
+        Ok(None) => Ok(()),
+        Err(failure) => Err(failure),
+    };
+    match synced {
         Ok(()) => Outcome::Written,
         Err(failure) => Outcome::Error(failure),
     }
@@ -603,7 +620,7 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode, Failure> {
     let out = Output::open(args.output.as_deref())?;
     let mut progress = Progress::new(args.progress, total, out.is_stdout());
     let mut converter = Converter::new(&plan);
-    let finish = Finish { keep_partial: args.keep_partial, backup: None, skip_unchanged: false };
+    let finish = Finish { keep_partial: args.keep_partial, backup: None, skip_unchanged: false, sync_later: None };
     let outcome = convert_to(&plan, &mut converter, &inputs, out, &mut progress, &finish);
     progress.finish();
     match outcome {

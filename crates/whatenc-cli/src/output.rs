@@ -242,13 +242,15 @@ impl Output {
 
     /// Finishes a successful conversion: the temporary file is synced to disk and
     /// put in place of the target; `backup` first keeps the old target under that
-    /// suffix.
-    pub fn commit(mut self, backup: Option<&str>) -> Result<(), Failure> {
+    /// suffix. Returns the directory whose entry was renamed: the rename survives a
+    /// crash once [`sync_directory`] has synced it (at once, or once for many files).
+    pub fn commit(mut self, backup: Option<&str>) -> Result<Option<PathBuf>, Failure> {
         self.flush()?;
         match self {
-            Output::Stdout(_) => Ok(()),
+            Output::Stdout(_) => Ok(None),
             Output::Direct { file, shown } => {
-                file.sync_data().or_else(ignore_unsupported).map_err(|e| write_error(&shown, &e))
+                file.sync_data().or_else(ignore_unsupported).map_err(|e| write_error(&shown, &e))?;
+                Ok(None)
             }
             Output::Temp(mut temp) => {
                 let shown = temp.shown.clone();
@@ -263,12 +265,11 @@ impl Output {
                 if temp.copy_in {
                     let result = cleanup::settle(&path, || copy_into(&mut temp.file, &temp.target));
                     drop(path);
-                    return result.map_err(io);
+                    return result.map(|()| None).map_err(io);
                 }
                 let key = path.to_path_buf();
                 cleanup::settle(&key, || path.persist(&temp.target)).map_err(|e| io(e.error))?;
-                let dir = directory_of(&temp.target);
-                File::open(&dir).and_then(|d| d.sync_all()).or_else(ignore_unsupported).map_err(io)
+                Ok(Some(directory_of(&temp.target)))
             }
         }
     }
@@ -283,7 +284,9 @@ impl Output {
             && temp.file.set_len(temp.boundary).is_ok()
         {
             temp.written = temp.boundary;
-            let _ = self.commit(None);
+            if let Ok(Some(dir)) = self.commit(None) {
+                let _ = sync_directory(&dir);
+            }
             return;
         }
         if let Output::Temp(mut temp) = self
@@ -293,6 +296,14 @@ impl Output {
             cleanup::settle(&key, || drop(path));
         }
     }
+}
+
+/// Syncs the directory `dir` to disk, so that the renames in it survive a crash.
+pub fn sync_directory(dir: &Path) -> Result<(), Failure> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .or_else(ignore_unsupported)
+        .map_err(|e| Failure::Io(format!("cannot sync the directory '{}': {}", dir.display(), describe(&e))))
 }
 
 /// `fsync` is not supported on some files (a pipe, a terminal): that is no error.

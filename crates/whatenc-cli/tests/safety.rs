@@ -305,3 +305,35 @@ fn the_file_and_its_directory_are_synced_around_the_rename() {
     assert!(dir_sync.is_some_and(|i| i > rename), "{trace}");
     assert_eq!(fs::read_to_string(&target).unwrap(), "café\n");
 }
+
+#[test]
+fn in_place_syncs_each_file_and_each_directory_once() {
+    if !helper("strace", &["-V"]) {
+        eprintln!("skipped: strace is needed to see the system calls");
+        return;
+    }
+    let dir = TempDir::new();
+    for sub in ["a", "b"] {
+        fs::create_dir(dir.path().join(sub)).unwrap();
+        for n in 0..3 {
+            fs::write(dir.path().join(format!("{sub}/{n}.txt")), b"caf\xE9\n").unwrap();
+        }
+    }
+    let output = Command::new("strace")
+        .args(["-f", "-e", "trace=fsync,rename,renameat,renameat2"])
+        .arg(env!("CARGO_BIN_EXE_whatenc"))
+        .args(["-r", "-j", "2", "-f", "latin1", dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let trace = String::from_utf8_lossy(&output.stderr).into_owned();
+    // The calls as they start (a call another thread interrupts ends on a "resumed" line).
+    let lines: Vec<&str> = trace.lines().filter(|l| l.contains("fsync(") || l.contains("rename")).collect();
+    let lines: Vec<&str> = lines.into_iter().filter(|l| !l.contains("resumed>")).collect();
+    let renames: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].contains("rename")).collect();
+    assert_eq!(renames.len(), 6, "{trace}");
+    let syncs_after = lines[renames[5]..].iter().filter(|l| l.contains("fsync(")).count();
+    assert_eq!(lines.iter().filter(|l| l.contains("fsync(")).count(), 6 + 2, "{trace}");
+    assert_eq!(syncs_after, 2, "the two directories, once each, after the last rename: {trace}");
+    assert_eq!(fs::read_to_string(dir.path().join("b/2.txt")).unwrap(), "café\n");
+}
