@@ -273,67 +273,76 @@ fn opened_fd(line: &str, what: &str) -> Option<String> {
     (line.contains("openat(") && line.contains(what)).then(|| line.rsplit("= ").next().unwrap_or("").trim().to_string())
 }
 
-#[test]
-fn the_file_and_its_directory_are_synced_around_the_rename() {
+/// Runs `whatenc ARGS` under strace, tracing `calls` and `execve`, one trace per
+/// thread (no interleaving); returns the main thread's lines (the one that ran
+/// `execve`) and the other threads', or `None` without strace.
+fn strace(dir: &TempDir, calls: &str, args: &[&str]) -> Option<(Vec<String>, Vec<String>)> {
     if !helper("strace", &["-V"]) {
         eprintln!("skipped: strace is needed to see the system calls");
-        return;
+        return None;
     }
+    let traces = dir.path().join("traces");
+    fs::create_dir(&traces).unwrap();
+    let status = Command::new("strace")
+        .args(["-f", "-ff", "-e", &format!("trace=execve,{calls}"), "-o"])
+        .arg(traces.join("t"))
+        .arg(env!("CARGO_BIN_EXE_whatenc"))
+        .args(args)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (mut main, mut others) = (Vec::new(), Vec::new());
+    for entry in fs::read_dir(&traces).unwrap() {
+        let text = fs::read_to_string(entry.unwrap().path()).unwrap();
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        if text.contains("execve(") { main = lines } else { others.extend(lines) }
+    }
+    fs::remove_dir_all(&traces).unwrap();
+    Some((main, others))
+}
+
+#[test]
+fn the_file_and_its_directory_are_synced_around_the_rename() {
     let dir = TempDir::new();
     let input = dir.file("in.txt", b"caf\xE9\n");
     let target = dir.file("out.txt", b"old\n");
-    let output = Command::new("strace")
-        .args(["-f", "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2"])
-        .arg(env!("CARGO_BIN_EXE_whatenc"))
-        .args(["-f", "latin1", "-o", &target, &input])
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    let trace = String::from_utf8_lossy(&output.stderr).into_owned();
-    let lines: Vec<&str> = trace.lines().collect();
+    let calls = "openat,fsync,fdatasync,rename,renameat,renameat2";
+    let Some((lines, _)) = strace(&dir, calls, &["-f", "latin1", "-o", &target, &input]) else { return };
+    let trace = lines.join("\n");
     let at = |pred: &dyn Fn(&str) -> bool| lines.iter().position(|l| pred(l)).unwrap_or_else(|| panic!("{trace}"));
     let temp_open = at(&|l| opened_fd(l, ".whatenc-tmp").is_some());
-    let temp_fd = opened_fd(lines[temp_open], ".whatenc-tmp").unwrap();
-    let file_sync = at(&|l| l.contains(&format!("fsync({temp_fd})")));
+    let temp_fd = opened_fd(&lines[temp_open], ".whatenc-tmp").unwrap();
+    let file_sync = at(&|l| l.starts_with(&format!("fsync({temp_fd})")));
     let rename = at(&|l| l.contains("rename") && l.contains(".whatenc-tmp"));
     let dir_name = format!("\"{}\"", dir.path().display());
     let dir_open = at(&|l| opened_fd(l, &dir_name).is_some());
-    let dir_fd = opened_fd(lines[dir_open], &dir_name).unwrap();
-    let dir_sync =
-        lines.iter().skip(dir_open).position(|l| l.contains(&format!("fsync({dir_fd})"))).map(|i| i + dir_open);
+    let dir_fd = opened_fd(&lines[dir_open], &dir_name).unwrap();
+    // (File descriptors are reused: the directory's sync is the one after its open.)
+    let dir_sync = lines[dir_open..].iter().any(|l| l.starts_with(&format!("fsync({dir_fd})")));
     assert!(temp_open < file_sync && file_sync < rename, "{trace}");
-    assert!(dir_sync.is_some_and(|i| i > rename), "{trace}");
+    assert!(rename < dir_open && dir_sync, "{trace}");
     assert_eq!(fs::read_to_string(&target).unwrap(), "café\n");
 }
 
 #[test]
 fn in_place_syncs_each_file_and_each_directory_once() {
-    if !helper("strace", &["-V"]) {
-        eprintln!("skipped: strace is needed to see the system calls");
-        return;
-    }
     let dir = TempDir::new();
+    let tree = dir.path().join("tree");
     for sub in ["a", "b"] {
-        fs::create_dir(dir.path().join(sub)).unwrap();
+        fs::create_dir_all(tree.join(sub)).unwrap();
         for n in 0..3 {
-            fs::write(dir.path().join(format!("{sub}/{n}.txt")), b"caf\xE9\n").unwrap();
+            fs::write(tree.join(format!("{sub}/{n}.txt")), b"caf\xE9\n").unwrap();
         }
     }
-    let output = Command::new("strace")
-        .args(["-f", "-e", "trace=fsync,rename,renameat,renameat2"])
-        .arg(env!("CARGO_BIN_EXE_whatenc"))
-        .args(["-r", "-j", "2", "-f", "latin1", dir.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    let trace = String::from_utf8_lossy(&output.stderr).into_owned();
-    // The calls as they start (a call another thread interrupts ends on a "resumed" line).
-    let lines: Vec<&str> = trace.lines().filter(|l| l.contains("fsync(") || l.contains("rename")).collect();
-    let lines: Vec<&str> = lines.into_iter().filter(|l| !l.contains("resumed>")).collect();
-    let renames: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].contains("rename")).collect();
-    assert_eq!(renames.len(), 6, "{trace}");
-    let syncs_after = lines[renames[5]..].iter().filter(|l| l.contains("fsync(")).count();
-    assert_eq!(lines.iter().filter(|l| l.contains("fsync(")).count(), 6 + 2, "{trace}");
-    assert_eq!(syncs_after, 2, "the two directories, once each, after the last rename: {trace}");
-    assert_eq!(fs::read_to_string(dir.path().join("b/2.txt")).unwrap(), "café\n");
+    let args = ["-r", "-j", "2", "-f", "latin1", tree.to_str().unwrap()];
+    let Some((main, workers)) = strace(&dir, "fsync,rename,renameat,renameat2", &args) else { return };
+    let count = |lines: &[String], call: &str| lines.iter().filter(|l| l.starts_with(call)).count();
+    // The workers sync each file and rename it; the main thread, once they are done,
+    // syncs the two directories.
+    assert_eq!(count(&workers, "rename"), 6, "{workers:#?}");
+    assert_eq!(count(&workers, "fsync("), 6, "{workers:#?}");
+    assert_eq!(count(&main, "fsync("), 2, "{main:#?}");
+    assert_eq!(count(&main, "rename"), 0, "{main:#?}");
+    assert_eq!(fs::read_to_string(tree.join("b/2.txt")).unwrap(), "café\n");
 }
