@@ -41,7 +41,8 @@ whatenc_loop() {
   done
 }
 whatenc_j1() { "$W" convert -q -r -j 1 -f shift_jis "$1"; }
-whatenc_all() { "$W" convert -q -r -f shift_jis "$1"; }
+whatenc_cores() { "$W" convert -q -r -j "$(nproc)" -f shift_jis "$1"; }
+whatenc_default() { "$W" convert -q -r -f shift_jis "$1"; }
 
 best() { # tree function: best wall time of RUNS runs, each on a fresh copy
   local tree=$1 fn=$2 best="" t
@@ -55,14 +56,14 @@ best() { # tree function: best wall time of RUNS runs, each on a fresh copy
   echo "$best"
 }
 
-echo "| files | iconv, shell loop | iconv, xargs -P $(nproc) | whatenc, shell loop | whatenc -r -j 1 | whatenc -r (-j $(nproc)) |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| files | iconv, shell loop | iconv, xargs -P $(nproc) | whatenc, shell loop | whatenc -r -j 1 | whatenc -r -j $(nproc) | whatenc -r (default -j) |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 for set in small large; do
   row=""
-  for fn in iconv_loop iconv_xargs whatenc_loop whatenc_j1 whatenc_all; do
+  for fn in iconv_loop iconv_xargs whatenc_loop whatenc_j1 whatenc_cores whatenc_default; do
     row="$row | $(best $set $fn) s"
   done
-  for fn in iconv_xargs whatenc_loop whatenc_j1 whatenc_all; do
+  for fn in iconv_xargs whatenc_loop whatenc_j1 whatenc_cores whatenc_default; do
     diff -r -q out.iconv_loop "out.$fn" > /dev/null || { echo "$fn wrote other bytes than iconv" >&2; exit 1; }
   done
   count=$(find $set -type f | wc -l)

@@ -6,8 +6,9 @@
 //! skips hidden files and what `.gitignore`, `.ignore` and `.whatencignore` files
 //! exclude, unless `--no-ignore`), with each file counted once however many names
 //! it has (hard links, symbolic links given as arguments): converting a file twice
-//! would decode its new contents as the old encoding. Then `-j N` threads take the
-//! files in turn. Each file is synced to disk before it is renamed into place; each
+//! would decode its new contents as the old encoding. Then `-j N` threads (by
+//! default one per core, and at least 8, since each file waits for its `fsync`)
+//! take the files in turn. Each file is synced to disk before it is renamed into place; each
 //! directory is synced once at the end, so that the renames survive a crash. A
 //! summary line ends the run.
 
@@ -25,6 +26,9 @@ use crate::convert::{Converter, Finish, Outcome, Plan, convert_to};
 use crate::files::{InputSpec, describe};
 use crate::output::{Output, sync_directory};
 use crate::progress::Progress;
+
+/// The least default number of files converted at a time (`-j`).
+const DEFAULT_JOBS: usize = 8;
 
 /// The files to convert, and how many arguments or entries could not be listed.
 struct Listing {
@@ -98,8 +102,9 @@ pub fn run(plan: &Plan, args: &ConvertArgs) -> Result<ExitCode, Failure> {
     }
     let listing = list(args);
     let files = &listing.files;
+    // Each file waits for the disk to sync it: more files in flight than cores pay.
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let jobs = args.jobs.map_or(cores, usize::from).clamp(1, files.len().max(1));
+    let jobs = args.jobs.map_or(cores.max(DEFAULT_JOBS), usize::from).clamp(1, files.len().max(1));
     let next = AtomicUsize::new(0);
     let converted = AtomicU64::new(0);
     let unchanged = AtomicU64::new(0);

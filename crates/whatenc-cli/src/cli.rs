@@ -254,7 +254,8 @@ pub struct ConvertArgs {
     /// With -r, do not skip hidden and ignored files.
     #[arg(long)]
     pub no_ignore: bool,
-    /// With --in-place or -r, convert N files at a time (default: one per core).
+    /// With --in-place or -r, convert N files at a time (default: one per core, and at
+    /// least 8, since each file waits for the disk to sync it).
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// Do not print the summary of replaced sequences and characters, nor warnings
