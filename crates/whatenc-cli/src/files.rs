@@ -27,6 +27,15 @@ pub fn describe(error: &io::Error) -> String {
     }
 }
 
+/// The failure for a write error on standard output: a closed pipe is quiet.
+pub fn stdout_error(error: &io::Error) -> Failure {
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        Failure::BrokenPipe
+    } else {
+        Failure::Io(format!("cannot write to standard output: {}", describe(error)))
+    }
+}
+
 /// One input named on the command line.
 #[derive(Debug, Clone)]
 pub struct InputSpec {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::Failure;
 use crate::cleanup;
-use crate::files::describe;
+use crate::files::{describe, stdout_error};
 
 /// Where the output goes.
 pub enum Output {
@@ -218,8 +218,7 @@ impl Output {
     /// The error for a failed write; a closed pipe on standard output is quiet.
     fn write_error(&self, error: &io::Error) -> Failure {
         match self {
-            Output::Stdout(_) if error.kind() == io::ErrorKind::BrokenPipe => Failure::BrokenPipe,
-            Output::Stdout(_) => Failure::Io(format!("cannot write to standard output: {}", describe(error))),
+            Output::Stdout(_) => stdout_error(error),
             Output::Direct { shown, .. } => write_error(shown, error),
             Output::Temp(temp) => write_error(&temp.shown, error),
         }
