@@ -21,7 +21,8 @@
 //!
 //! - The primitives, named as the standards name them: [`prescan`] (HTML's
 //!   "prescan a byte stream to determine its encoding") with its
-//!   [`EndCondition`], [`get_an_attribute`], [`get_an_xml_encoding`],
+//!   [`EndCondition`], its UTF-16 `<?x` rule
+//!   ([`prescan_for_utf_16_xml_declarations`]), [`get_an_attribute`], [`get_an_xml_encoding`],
 //!   [`extract_a_character_encoding_from_a_meta_element`], the HTML locale table
 //!   ([`locale_default_encoding`]); MIME Sniffing's [`MimeType`] (parse,
 //!   serialize, predicates) and Fetch's [`collect_an_http_quoted_string`],
@@ -102,7 +103,7 @@ pub use mime::{
 pub use prescan::{
     Attribute, DEFAULT_LIMIT, DEFAULT_OVERRUN, EndCondition, GetAttribute, PrescanSource, PrescanStatus, Prescanned,
     extract_a_character_encoding_from_a_meta_element, get_an_attribute, get_an_xml_encoding, prescan,
-    prescan_available,
+    prescan_available, prescan_for_utf_16_xml_declarations,
 };
 #[cfg(feature = "std")]
 pub use stream::SniffReader;

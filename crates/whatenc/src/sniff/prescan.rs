@@ -309,6 +309,25 @@ pub fn prescan_available(bytes: &[u8], end: EndCondition, end_of_stream: bool) -
     }
 }
 
+/// The prescan's step 2: case-sensitive `<?x` in UTF-16LE and UTF-16BE.
+const UTF_16_XML_DECLARATIONS: [(&[u8], &Encoding); 2] =
+    [(b"\x3C\x00\x3F\x00\x78\x00", UTF_16LE), (b"\x00\x3C\x00\x3F\x00\x78", UTF_16BE)];
+
+/// The prescan's step 2, "prescan for UTF-16 XML declarations": UTF-16LE if
+/// `bytes` starts with `3C 00 3F 00 78 00` (`<?x`), UTF-16BE if with
+/// `00 3C 00 3F 00 78`. The prefix is two bytes longer than XML's Appendix F and
+/// the encoding name is not checked, "for historical reasons".
+///
+/// ```
+/// use whatenc::sniff::prescan_for_utf_16_xml_declarations as utf_16;
+/// assert_eq!(utf_16(b"<\0?\0x\0m\0l\0"), Some(whatenc::UTF_16LE));
+/// assert_eq!(utf_16(b"\0<\0?\0x"), Some(whatenc::UTF_16BE));
+/// assert_eq!(utf_16(b"<\0?\0X\0"), None);
+/// ```
+pub fn prescan_for_utf_16_xml_declarations(bytes: &[u8]) -> Option<&'static Encoding> {
+    UTF_16_XML_DECLARATIONS.iter().find(|(pattern, _)| bytes.starts_with(pattern)).map(|&(_, encoding)| encoding)
+}
+
 /// Why a prescan aborted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stop {
@@ -363,47 +382,50 @@ impl<'a> Scan<'a> {
         // Step 1.
         let mut position = 0;
         // Step 2: prescan for UTF-16 XML declarations.
-        if self.starts_with(0, b"\x3C\x00\x3F\x00\x78\x00")? {
-            return Ok(Prescanned { encoding: UTF_16LE, source: PrescanSource::Utf16XmlDeclaration });
+        for (pattern, encoding) in UTF_16_XML_DECLARATIONS {
+            if self.starts_with(0, pattern)? {
+                return Ok(Prescanned { encoding, source: PrescanSource::Utf16XmlDeclaration });
+            }
         }
-        if self.starts_with(0, b"\x00\x3C\x00\x3F\x00\x78")? {
-            return Ok(Prescanned { encoding: UTF_16BE, source: PrescanSource::Utf16XmlDeclaration });
-        }
-        // Step 3: loop.
+        // Step 3: loop. "Any other byte" does nothing, so the loop goes from `<` to `<`.
         loop {
-            if self.at(position, false)? == b'<' {
-                let lt = position;
-                match self.rule(lt)? {
-                    Rule::Comment => {
-                        // The first `>` preceded by `--`, the dashes of `<!--` included.
-                        position = lt + 4;
-                        while !(self.at(position, false)? == b'>' && &self.bytes[position - 2..position] == b"--") {
-                            position += 1;
-                        }
+            let end = self.end.bound(false).min(self.bytes.len());
+            match self.bytes.get(position..end).and_then(|rest| rest.iter().position(|&b| b == b'<')) {
+                Some(offset) => position += offset,
+                // No `<` before the end condition or the end of the bytes: stop there.
+                None => return Err(self.at(position.max(end), false).err().unwrap_or(Stop::OutOfBytes)),
+            }
+            let lt = position;
+            match self.rule(lt)? {
+                Rule::Comment => {
+                    // The first `>` preceded by `--`, the dashes of `<!--` included.
+                    position = lt + 4;
+                    while !(self.at(position, false)? == b'>' && &self.bytes[position - 2..position] == b"--") {
+                        position += 1;
                     }
-                    Rule::Meta => {
-                        if let Some(encoding) = self.meta(lt, &mut position)? {
-                            return Ok(Prescanned { encoding, source: PrescanSource::Meta { position: lt } });
-                        }
-                    }
-                    Rule::Tag => {
-                        // 1. The next space or `>` after the `<`.
-                        position = lt + 1;
-                        while !matches!(self.at(position, false)?, 0x09 | 0x0A | 0x0C | 0x0D | 0x20 | b'>') {
-                            position += 1;
-                        }
-                        // 2. Attributes until there are none.
-                        while self.get_an_attribute(&mut position, false)?.is_some() {}
-                    }
-                    Rule::Markup => {
-                        // `<!`, `</`, `<?`: the first `>` after the `<`.
-                        position = lt + 1;
-                        while self.at(position, false)? != b'>' {
-                            position += 1;
-                        }
-                    }
-                    Rule::Other => {}
                 }
+                Rule::Meta => {
+                    if let Some(encoding) = self.meta(lt, &mut position)? {
+                        return Ok(Prescanned { encoding, source: PrescanSource::Meta { position: lt } });
+                    }
+                }
+                Rule::Tag => {
+                    // 1. The next space or `>` after the `<`.
+                    position = lt + 1;
+                    while !matches!(self.at(position, false)?, 0x09 | 0x0A | 0x0C | 0x0D | 0x20 | b'>') {
+                        position += 1;
+                    }
+                    // 2. Attributes until there are none.
+                    while self.get_an_attribute(&mut position, false)?.is_some() {}
+                }
+                Rule::Markup => {
+                    // `<!`, `</`, `<?`: the first `>` after the `<`.
+                    position = lt + 1;
+                    while self.at(position, false)? != b'>' {
+                        position += 1;
+                    }
+                }
+                Rule::Other => {}
             }
             // Step 4: next byte.
             position += 1;
