@@ -156,10 +156,10 @@ fn fetch_collect_an_http_quoted_string_examples() {
     ];
     for (input, output, value, end) in examples {
         let mut position = 0;
-        assert_eq!(collect_an_http_quoted_string(input, &mut position, false), output);
+        assert_eq!(collect_an_http_quoted_string(input, &mut position, false).unwrap(), output);
         assert_eq!(position, end);
         let mut position = 0;
-        assert_eq!(collect_an_http_quoted_string(input, &mut position, true), value);
+        assert_eq!(collect_an_http_quoted_string(input, &mut position, true).unwrap(), value);
         assert_eq!(position, end);
     }
 }

@@ -114,7 +114,7 @@ impl MimeType {
             }
             // 7–9.
             let parameter_value = if byte(position) == b'"' {
-                let value = collect_an_http_quoted_string(input, &mut position, true);
+                let value = collect_an_http_quoted_string(input, &mut position, true).unwrap_or_default();
                 position = collect_until(input, position, &[';']);
                 value
             } else {
@@ -336,7 +336,7 @@ impl fmt::Display for MimeType {
 }
 
 /// "Collect an HTTP quoted string" (Fetch) from `input` at `position`, which must
-/// be at a `"`; advances `position`. With `extract_value`, the value with its
+/// be at a `"` (`None` otherwise); advances `position`. With `extract_value`, the value with its
 /// quotes and escapes removed; otherwise the code points from the opening quote
 /// to `position`.
 ///
@@ -344,24 +344,24 @@ impl fmt::Display for MimeType {
 /// use whatenc::sniff::collect_an_http_quoted_string as collect;
 /// // The examples in Fetch.
 /// let mut position = 0;
-/// assert_eq!(collect("\"\\", &mut position, false), "\"\\");
+/// assert_eq!(collect("\"\\", &mut position, false).unwrap(), "\"\\");
 /// assert_eq!(position, 2);
 /// let mut position = 0;
-/// assert_eq!(collect("\"\\", &mut position, true), "\\");
+/// assert_eq!(collect("\"\\", &mut position, true).unwrap(), "\\");
 /// let mut position = 0;
-/// assert_eq!(collect("\"Hello\" World", &mut position, true), "Hello");
+/// assert_eq!(collect("\"Hello\" World", &mut position, true).unwrap(), "Hello");
 /// assert_eq!(position, 7);
+/// // The standard asserts a `"` at the position; here its absence is `None`.
+/// assert_eq!(collect("Hello", &mut 0, true), None);
 /// ```
-///
-/// # Panics
-///
-/// If the code point at `position` is not `"` (the standard asserts it).
-pub fn collect_an_http_quoted_string(input: &str, position: &mut usize, extract_value: bool) -> String {
+pub fn collect_an_http_quoted_string(input: &str, position: &mut usize, extract_value: bool) -> Option<String> {
     // 1–2.
     let position_start = *position;
     let mut value = String::new();
     // 3–4.
-    assert_eq!(input.as_bytes().get(*position), Some(&b'"'), "collect an HTTP quoted string: not at a quote");
+    if input.as_bytes().get(*position) != Some(&b'"') {
+        return None;
+    }
     *position += 1;
     // 5.
     loop {
@@ -385,7 +385,7 @@ pub fn collect_an_http_quoted_string(input: &str, position: &mut usize, extract_
         }
     }
     // 6–7.
-    if extract_value { value } else { String::from(&input[position_start..*position]) }
+    Some(if extract_value { value } else { String::from(&input[position_start..*position]) })
 }
 
 /// "Get, decode, and split" a header value (Fetch): isomorphic decoded, split at
@@ -414,7 +414,7 @@ pub fn get_decode_and_split(value: &[u8]) -> Vec<String> {
         temporary_value.push_str(&input[position..end]);
         position = end;
         if position < input.len() && input.as_bytes()[position] == b'"' {
-            temporary_value.push_str(&collect_an_http_quoted_string(input, &mut position, false));
+            temporary_value.push_str(&collect_an_http_quoted_string(input, &mut position, false).unwrap_or_default());
             if position < input.len() {
                 continue;
             }
