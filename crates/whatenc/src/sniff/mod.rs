@@ -69,11 +69,11 @@
 //! # Where browsers differ from the text (the text is followed)
 //!
 //! - Blink and WebKit prescan with their real tokenizer: they ignore a `<meta>`
-//!   inside `<script>`, `<style>`, `<title>` or `<textarea>`, or after `<body>`
-//!   (whatwg/html issues #6962, #5913). The text, Firefox and this do not:
-//!   `<script>"<meta charset=gbk>"</script>` declares GBK here.
+//!   inside `<script>` or `<style>`, or after `<body>` (whatwg/html issues #6962,
+//!   #5913). The text and this do not: `<script>"<meta charset=gbk>"</script>`
+//!   declares GBK here.
 //! - Real tokenizers end a comment at `--!>` too; the prescan's rule ends one only
-//!   at `-->`.
+//!   at `-->`, so `<!-- --!><meta charset=gbk>` declares nothing here.
 //!
 //! # Bad input
 //!

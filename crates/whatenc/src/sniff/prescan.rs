@@ -367,6 +367,17 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// The position of the first `byte` at or after `from`, or where the end
+    /// condition or the end of the bytes stops the search.
+    #[inline]
+    fn find(&self, from: usize, in_meta: bool, byte: u8) -> Result<usize, Stop> {
+        let end = self.end.bound(in_meta).min(self.bytes.len());
+        match self.bytes.get(from..end).and_then(|rest| find_byte(rest, byte)) {
+            Some(offset) => Ok(from + offset),
+            None => Err(self.at(from.max(end), in_meta).err().unwrap_or(Stop::OutOfBytes)),
+        }
+    }
+
     /// Whether the bytes at `position` start with `pattern`; reads only as far as
     /// the first byte that differs.
     fn starts_with(&self, position: usize, pattern: &[u8]) -> Result<bool, Stop> {
@@ -389,19 +400,14 @@ impl<'a> Scan<'a> {
         }
         // Step 3: loop. "Any other byte" does nothing, so the loop goes from `<` to `<`.
         loop {
-            let end = self.end.bound(false).min(self.bytes.len());
-            match self.bytes.get(position..end).and_then(|rest| rest.iter().position(|&b| b == b'<')) {
-                Some(offset) => position += offset,
-                // No `<` before the end condition or the end of the bytes: stop there.
-                None => return Err(self.at(position.max(end), false).err().unwrap_or(Stop::OutOfBytes)),
-            }
+            position = self.find(position, false, b'<')?;
             let lt = position;
             match self.rule(lt)? {
                 Rule::Comment => {
                     // The first `>` preceded by `--`, the dashes of `<!--` included.
-                    position = lt + 4;
-                    while !(self.at(position, false)? == b'>' && &self.bytes[position - 2..position] == b"--") {
-                        position += 1;
+                    position = self.find(lt + 4, false, b'>')?;
+                    while &self.bytes[position - 2..position] != b"--" {
+                        position = self.find(position + 1, false, b'>')?;
                     }
                 }
                 Rule::Meta => {
@@ -420,10 +426,7 @@ impl<'a> Scan<'a> {
                 }
                 Rule::Markup => {
                     // `<!`, `</`, `<?`: the first `>` after the `<`.
-                    position = lt + 1;
-                    while self.at(position, false)? != b'>' {
-                        position += 1;
-                    }
+                    position = self.find(lt + 1, false, b'>')?;
                 }
                 Rule::Other => {}
             }
@@ -583,15 +586,12 @@ impl<'a> Scan<'a> {
         // 10.
         match at(*position)? {
             quote @ (b'"' | b'\'') => {
+                // Quote loop.
                 let value_start = *position + 1;
-                loop {
-                    *position += 1;
-                    if at(*position)? == quote {
-                        let value = &self.bytes[value_start..*position];
-                        *position += 1;
-                        return Ok(Attribute { name, value });
-                    }
-                }
+                *position = self.find(value_start, in_meta, quote)?;
+                let value = &self.bytes[value_start..*position];
+                *position += 1;
+                Ok(Attribute { name, value })
             }
             b'>' => Ok(Attribute { name, value: b"" }),
             _ => {
@@ -605,6 +605,29 @@ impl<'a> Scan<'a> {
             }
         }
     }
+}
+
+/// The offset of the first `byte` in `haystack`, eight bytes at a time: in a word
+/// XORed with `byte` repeated, `(w - 0x01…01) & !w & 0x80…80` flags the zero bytes
+/// (and may flag bytes above a zero byte, never below, so the lowest flag is the
+/// first match).
+fn find_byte(haystack: &[u8], byte: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * u64::from(byte);
+    let mut words = haystack.chunks_exact(8);
+    let mut offset = 0;
+    for word in &mut words {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let word = u64::from_le_bytes(bytes) ^ pattern;
+        let zeros = word.wrapping_sub(ONES) & !word & HIGHS;
+        if zeros != 0 {
+            return Some(offset + (zeros.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    words.remainder().iter().position(|&b| b == byte).map(|i| offset + i)
 }
 
 /// "Get an XML encoding" (HTML §13.2.3.2), with `bytes` as the whole stream. The
@@ -723,5 +746,38 @@ pub fn extract_a_character_encoding_from_a_meta_element(s: &[u8]) -> Option<&'st
                 Encoding::for_label(&rest[..length])
             }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_byte;
+
+    /// The word-at-a-time search against the naive one: every length to 40, the
+    /// byte at every position, with and without other candidates (0x00, 0x80, 0xFF,
+    /// the byte ± 1) around it.
+    #[test]
+    fn find_byte_equals_the_naive_search() {
+        for byte in [0u8, 1, b'<', b'>', 0x7F, 0x80, 0xFE, 0xFF] {
+            for fill in [0u8, 0x80, 0xFF, byte.wrapping_add(1), byte.wrapping_sub(1), b' '] {
+                if fill == byte {
+                    continue;
+                }
+                for len in 0..40 {
+                    let mut haystack = alloc::vec![fill; len];
+                    assert_eq!(find_byte(&haystack, byte), None);
+                    for at in 0..len {
+                        haystack[at] = byte;
+                        assert_eq!(find_byte(&haystack, byte), haystack.iter().position(|&b| b == byte));
+                        haystack[at] = fill;
+                    }
+                    if len > 2 {
+                        haystack[len - 1] = byte;
+                        haystack[len / 2] = byte;
+                        assert_eq!(find_byte(&haystack, byte), Some(len / 2));
+                    }
+                }
+            }
+        }
     }
 }
