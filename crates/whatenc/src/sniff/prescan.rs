@@ -246,7 +246,7 @@ pub enum GetAttribute<'a> {
 /// assert_eq!(bytes[position], b'>');
 /// ```
 pub fn get_an_attribute<'a>(bytes: &'a [u8], position: &mut usize) -> GetAttribute<'a> {
-    let scan = Scan { bytes, end: EndCondition::Strict(usize::MAX) };
+    let scan = Scan::new(bytes, EndCondition::Strict(usize::MAX));
     match scan.get_an_attribute(position, true) {
         Ok(Some(attribute)) => GetAttribute::Attribute(attribute),
         Ok(None) => GetAttribute::NoAttribute,
@@ -290,7 +290,7 @@ pub fn prescan(bytes: &[u8], end: EndCondition) -> Option<Prescanned> {
 /// assert_eq!(prescan_available(b"<p>hell", end, false), PrescanStatus::NeedMore);
 /// ```
 pub fn prescan_available(bytes: &[u8], end: EndCondition, end_of_stream: bool) -> PrescanStatus {
-    let scan = Scan { bytes, end };
+    let scan = Scan::new(bytes, end);
     match scan.prescan() {
         Ok(found) => PrescanStatus::Found(found),
         Err(Stop::OutOfBytes) if !end_of_stream => PrescanStatus::NeedMore,
@@ -352,15 +352,20 @@ const fn is_space(b: u8) -> bool {
 
 struct Scan<'a> {
     bytes: &'a [u8],
-    end: EndCondition,
+    /// [`EndCondition::bound`] outside a `<meta>`, and inside one.
+    bounds: [usize; 2],
 }
 
 impl<'a> Scan<'a> {
+    fn new(bytes: &'a [u8], end: EndCondition) -> Scan<'a> {
+        Scan { bytes, bounds: [end.bound(false), end.bound(true)] }
+    }
+
     /// The byte at `position`, unless the end condition or the end of the bytes is
     /// there.
     #[inline]
     fn at(&self, position: usize, in_meta: bool) -> Result<u8, Stop> {
-        if position >= self.end.bound(in_meta) {
+        if position >= self.bounds[usize::from(in_meta)] {
             Err(Stop::EndCondition)
         } else {
             self.bytes.get(position).copied().ok_or(Stop::OutOfBytes)
@@ -371,7 +376,7 @@ impl<'a> Scan<'a> {
     /// condition or the end of the bytes stops the search.
     #[inline]
     fn find(&self, from: usize, in_meta: bool, byte: u8) -> Result<usize, Stop> {
-        let end = self.end.bound(in_meta).min(self.bytes.len());
+        let end = self.bounds[usize::from(in_meta)].min(self.bytes.len());
         match self.bytes.get(from..end).and_then(|rest| find_byte(rest, byte)) {
             Some(offset) => Ok(from + offset),
             None => Err(self.at(from.max(end), in_meta).err().unwrap_or(Stop::OutOfBytes)),
