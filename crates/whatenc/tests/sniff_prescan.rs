@@ -183,6 +183,25 @@ fn metas_inside_other_markup() {
 }
 
 #[test]
+fn stray_quotes_in_and_before_a_meta() {
+    // A quote inside a name or an unquoted value is a byte like any other.
+    assert_eq!(found(b"<meta \" charset=gbk>"), Some(GBK));
+    assert_eq!(found(b"<meta x\" charset=gbk>"), Some(GBK));
+    assert_eq!(found(b"<meta x=y\" charset=gbk>"), Some(GBK));
+    assert_eq!(found(b"<meta x=\"\" charset=gbk>"), Some(GBK));
+    // A quoted value swallows what follows up to its quote.
+    assert_eq!(found(b"<meta x=\" charset=gbk>"), None);
+    assert_eq!(found(b"<meta x=' charset=gbk>'>"), None);
+    assert_eq!(found(b"<meta x=\"' charset=gbk>\" charset=big5>"), Some(BIG5));
+    // So does an open quote in an earlier tag, until its match.
+    assert_eq!(found(b"<p title=\"x>\n<meta charset=gbk>"), None);
+    assert_eq!(found(b"<p title=\"x>\">\n<meta charset=gbk>"), Some(GBK));
+    // The first meta that declares decides; later ones do not count.
+    assert_eq!(found(b"<meta charset=gbk><meta charset=big5>"), Some(GBK));
+    assert_eq!(found(b"<meta charset=bogus><meta charset=big5>"), Some(BIG5));
+}
+
+#[test]
 fn meta_position_is_reported() {
     assert_eq!(source(b"<html><head><meta charset=gbk>"), Some(PrescanSource::Meta { position: 12 }));
 }
