@@ -228,6 +228,30 @@ impl Read for Trickle<'_> {
     }
 }
 
+/// A reader of `len` bytes of `x` that counts what it has given.
+struct Counted<'a>(&'a std::cell::Cell<usize>, usize);
+
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.1 - self.0.get());
+        buf[..n].fill(b'x');
+        self.0.set(self.0.get() + n);
+        Ok(n)
+    }
+}
+
+#[test]
+fn sniff_reader_reads_no_more_than_it_needs_before_deciding() {
+    let given = std::cell::Cell::new(0);
+    let mut reader = SniffReader::new(Counted(&given, 1 << 20), Context::Html(HtmlOptions::default())).unwrap();
+    assert!(given.get() <= 2048 + 8192, "{}", given.get());
+    assert_eq!(reader.determination().step, Step::Default);
+    let mut text = String::new();
+    reader.read_to_string(&mut text).unwrap();
+    assert_eq!(text.len(), 1 << 20);
+    assert!(text.bytes().all(|b| b == b'x'));
+}
+
 #[test]
 fn sniff_reader_reads_everything_once() {
     for input in inputs().iter().take(200) {

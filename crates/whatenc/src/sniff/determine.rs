@@ -738,7 +738,10 @@ pub enum EncodingChange {
     /// Step 5: the bytes so far decode the same in both encodings; decode the rest
     /// with a new decoder for this encoding, confidence certain.
     SwitchOnTheFly(&'static Encoding),
-    /// Step 6: re-decode from the start in this encoding, confidence certain.
+    /// Step 6: re-decode from the start in this encoding, confidence certain
+    /// (from memory if possible; if the bytes could only be had again by repeating
+    /// a request whose method is not `GET`, the standard says to become certain
+    /// and ignore the new encoding instead).
     Reparse(&'static Encoding),
 }
 
