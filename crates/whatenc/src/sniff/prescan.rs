@@ -383,6 +383,17 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// The position of the first byte at or after `from` that `keep` refuses, or
+    /// where the end condition or the end of the bytes stops the search.
+    #[inline]
+    fn skip(&self, from: usize, in_meta: bool, keep: impl Fn(u8) -> bool) -> Result<usize, Stop> {
+        let end = self.bounds[usize::from(in_meta)].min(self.bytes.len());
+        match self.bytes.get(from..end).and_then(|rest| rest.iter().position(|&b| !keep(b))) {
+            Some(offset) => Ok(from + offset),
+            None => Err(self.at(from.max(end), in_meta).err().unwrap_or(Stop::OutOfBytes)),
+        }
+    }
+
     /// Whether the bytes at `position` start with `pattern`; reads only as far as
     /// the first byte that differs.
     fn starts_with(&self, position: usize, pattern: &[u8]) -> Result<bool, Stop> {
@@ -422,10 +433,7 @@ impl<'a> Scan<'a> {
                 }
                 Rule::Tag => {
                     // 1. The next space or `>` after the `<`.
-                    position = lt + 1;
-                    while !matches!(self.at(position, false)?, 0x09 | 0x0A | 0x0C | 0x0D | 0x20 | b'>') {
-                        position += 1;
-                    }
+                    position = self.skip(lt + 1, false, |b| !is_space(b) && b != b'>')?;
                     // 2. Attributes until there are none.
                     while self.get_an_attribute(&mut position, false)?.is_some() {}
                 }
@@ -543,37 +551,30 @@ impl<'a> Scan<'a> {
 
     /// "Get an attribute": `Ok(None)` when there isn't one.
     fn get_an_attribute(&self, position: &mut usize, in_meta: bool) -> Result<Option<Attribute<'a>>, Stop> {
-        let at = |position: usize| self.at(position, in_meta);
         // 1.
-        while matches!(at(*position)?, 0x09 | 0x0A | 0x0C | 0x0D | 0x20 | b'/') {
-            *position += 1;
-        }
+        *position = self.skip(*position, in_meta, |b| is_space(b) || b == b'/')?;
         // 2.
-        if at(*position)? == b'>' {
+        if self.bytes[*position] == b'>' {
             return Ok(None);
         }
         // 3. The name runs from here.
         let name_start = *position;
-        // 4–5.
-        loop {
-            match at(*position)? {
-                b'=' if *position > name_start => {
-                    let name = &self.bytes[name_start..*position];
-                    *position += 1;
-                    return self.attribute_value(name, position, in_meta).map(Some);
-                }
-                b if is_space(b) => break,
-                b'/' | b'>' => return Ok(Some(Attribute { name: &self.bytes[name_start..*position], value: b"" })),
-                _ => *position += 1,
-            }
-        }
+        // 4–5. The first byte is part of the name whatever it is (`=` too, as the name
+        // is empty); the name ends at `=`, a space, `/` or `>`.
+        *position = self.skip(name_start + 1, in_meta, |b| !matches!(b, b'=' | b'/' | b'>') && !is_space(b))?;
         let name = &self.bytes[name_start..*position];
-        // 6. Spaces.
-        while is_space(at(*position)?) {
-            *position += 1;
+        match self.bytes[*position] {
+            b'=' => {
+                *position += 1;
+                return self.attribute_value(name, position, in_meta).map(Some);
+            }
+            b'/' | b'>' => return Ok(Some(Attribute { name, value: b"" })),
+            _ => {}
         }
+        // 6. Spaces.
+        *position = self.skip(*position, in_meta, is_space)?;
         // 7.
-        if at(*position)? != b'=' {
+        if self.bytes[*position] != b'=' {
             return Ok(Some(Attribute { name, value: b"" }));
         }
         // 8.
@@ -583,13 +584,10 @@ impl<'a> Scan<'a> {
 
     /// "Get an attribute" steps 9–12, after the `=`.
     fn attribute_value(&self, name: &'a [u8], position: &mut usize, in_meta: bool) -> Result<Attribute<'a>, Stop> {
-        let at = |position: usize| self.at(position, in_meta);
         // 9. Value.
-        while is_space(at(*position)?) {
-            *position += 1;
-        }
+        *position = self.skip(*position, in_meta, is_space)?;
         // 10.
-        match at(*position)? {
+        match self.bytes[*position] {
             quote @ (b'"' | b'\'') => {
                 // Quote loop.
                 let value_start = *position + 1;
@@ -601,11 +599,8 @@ impl<'a> Scan<'a> {
             b'>' => Ok(Attribute { name, value: b"" }),
             _ => {
                 let value_start = *position;
-                *position += 1;
                 // 11–12.
-                while !matches!(at(*position)?, 0x09 | 0x0A | 0x0C | 0x0D | 0x20 | b'>') {
-                    *position += 1;
-                }
+                *position = self.skip(value_start + 1, in_meta, |b| !is_space(b) && b != b'>')?;
                 Ok(Attribute { name, value: &self.bytes[value_start..*position] })
             }
         }
