@@ -152,3 +152,34 @@ pub fn encode_or_fail(input: &mut &str, encoder: &mut Encoder, output: &mut Vec<
         EncoderResult::InputEmpty | EncoderResult::OutputFull => None,
     }
 }
+
+/// Infra's "isomorphic decode": each byte becomes the code point of the same value
+/// (0x00–0xFF to U+0000–U+00FF). Borrows ASCII input.
+///
+/// ```
+/// use whatenc::hooks::isomorphic_decode;
+/// assert_eq!(isomorphic_decode(b"text/html"), "text/html");
+/// assert_eq!(isomorphic_decode(b"caf\xE9"), "caf\u{E9}");
+/// ```
+pub fn isomorphic_decode(bytes: &[u8]) -> Cow<'_, str> {
+    match core::str::from_utf8(bytes) {
+        Ok(text) if bytes.is_ascii() => Cow::Borrowed(text),
+        _ => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
+
+/// Infra's "isomorphic encode": each code point becomes the byte of the same value.
+/// Infra asserts that the input contains no code point above U+00FF; here such a
+/// code point is returned as the error. Borrows ASCII input.
+///
+/// ```
+/// use whatenc::hooks::isomorphic_encode;
+/// assert_eq!(&isomorphic_encode("caf\u{E9}").unwrap()[..], b"caf\xE9");
+/// assert_eq!(isomorphic_encode("\u{100}"), Err('\u{100}'));
+/// ```
+pub fn isomorphic_encode(text: &str) -> Result<Cow<'_, [u8]>, char> {
+    if text.is_ascii() {
+        return Ok(Cow::Borrowed(text.as_bytes()));
+    }
+    text.chars().map(|c| u8::try_from(c).map_err(|_| c)).collect::<Result<Vec<u8>, char>>().map(Cow::Owned)
+}
