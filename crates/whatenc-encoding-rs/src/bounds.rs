@@ -240,8 +240,14 @@ impl Decoder {
     /// ```
     pub fn latin1_byte_compatible_up_to(&self, bytes: &[u8]) -> Option<usize> {
         let encoding = self.native.encoding();
-        let settled = if encoding == whatenc::ISO_2022_JP { self.iso_2022_jp_extra() == 0 } else { self.held() == 0 };
-        if !matches!(self.phase(), Phase::Converting) || self.owed_replacement || !settled {
+        let settled = if encoding == whatenc::ISO_2022_JP {
+            // In the ASCII state (a backslash is itself) with nothing pending.
+            let (out, written, error) = self.probe(b"\\");
+            self.iso_2022_jp_extra() == 0 && error.is_none() && out[..written] == [0x5C]
+        } else {
+            self.held() == 0
+        };
+        if self.bom_pending || self.owed_replacement || !settled {
             return None;
         }
         match Family::of(encoding) {
@@ -254,11 +260,11 @@ impl Decoder {
 }
 
 /// The prefix of `bytes` that a single-byte `encoding` decodes to the code points
-/// of the same values.
+/// of the same values, as encoding_rs reports it: when the bytes end with a run of
+/// ASCII, the prefix stops before that run (so all-ASCII input gives 0).
 fn single_byte_latin1_up_to(encoding: &'static whatenc::Encoding, bytes: &[u8]) -> usize {
-    let ascii = crate::mem::ascii_valid_up_to(bytes);
-    if ascii == bytes.len() {
-        return ascii;
+    if encoding == whatenc::X_USER_DEFINED {
+        return crate::mem::ascii_valid_up_to(bytes);
     }
     // Which of the bytes 0x80–0xFF decode to themselves: one decode of all 128.
     let mut high = [0u8; 128];
@@ -266,13 +272,23 @@ fn single_byte_latin1_up_to(encoding: &'static whatenc::Encoding, bytes: &[u8]) 
         *byte = 0x80 + i as u8;
     }
     let mut decoded = [0u16; 128];
-    let progress = encoding.new_decoder().decode_to_utf16(&high, &mut decoded, true);
-    debug_assert_eq!(progress.written, 128);
-    ascii
-        + bytes[ascii..]
-            .iter()
-            .position(|&b| b >= 0x80 && decoded[usize::from(b - 0x80)] != u16::from(b))
-            .unwrap_or(bytes.len() - ascii)
+    let _ = encoding.new_decoder().decode_to_utf16(&high, &mut decoded, true);
+    let mut at = 0;
+    loop {
+        let ascii = crate::mem::ascii_valid_up_to(&bytes[at..]);
+        if at + ascii == bytes.len() {
+            return at;
+        }
+        at += ascii;
+        let byte = bytes[at];
+        if decoded[usize::from(byte - 0x80)] != u16::from(byte) {
+            return at;
+        }
+        at += 1;
+        if at == bytes.len() {
+            return at;
+        }
+    }
 }
 
 impl Encoder {

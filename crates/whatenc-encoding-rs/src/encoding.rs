@@ -1,6 +1,7 @@
 //! [`Encoding`]: encoding_rs's encoding type, a thin handle on a whatenc encoding.
 
 use alloc::borrow::Cow;
+use alloc::string::String;
 use core::fmt;
 use core::hash::{Hash, Hasher};
 
@@ -159,7 +160,7 @@ impl Encoding {
             Some((encoding, bom_length)) => (encoding, &bytes[bom_length..]),
             None => (self, bytes),
         };
-        let (text, had_errors) = encoding.native.decode(rest);
+        let (text, had_errors) = encoding.decode_without_bom_handling(rest);
         (text, encoding, had_errors)
     }
 
@@ -177,7 +178,7 @@ impl Encoding {
             Some((encoding, bom_length)) if encoding == self => &bytes[bom_length..],
             _ => bytes,
         };
-        self.native.decode(rest)
+        self.decode_without_bom_handling(rest)
     }
 
     /// Decodes a whole buffer with this encoding's decoder alone: a BOM is input
@@ -189,7 +190,24 @@ impl Encoding {
     /// assert_eq!(UTF_8.decode_without_bom_handling(b"a\xFF"), ("a\u{FFFD}".into(), true));
     /// ```
     pub fn decode_without_bom_handling<'a>(&'static self, bytes: &'a [u8]) -> (Cow<'a, str>, bool) {
+        if let Some(text) = self.iso_2022_jp_ascii(bytes) {
+            return (Cow::Borrowed(text), false);
+        }
+        if self.native == whatenc::REPLACEMENT && bytes.is_empty() {
+            // encoding_rs never borrows for replacement (an empty `String` does
+            // not allocate).
+            return (Cow::Owned(String::new()), false);
+        }
         self.native.decode(bytes)
+    }
+
+    /// ISO-2022-JP input that stays in the ASCII state is its own text: borrow it,
+    /// as encoding_rs does (whatenc borrows in the other cases).
+    fn iso_2022_jp_ascii<'a>(&'static self, bytes: &'a [u8]) -> Option<&'a str> {
+        if self.native != whatenc::ISO_2022_JP || Encoding::iso_2022_jp_ascii_valid_up_to(bytes) != bytes.len() {
+            return None;
+        }
+        core::str::from_utf8(bytes).ok()
     }
 
     /// Decodes a whole buffer with this encoding's decoder alone, or `None` at the
@@ -204,6 +222,12 @@ impl Encoding {
         &'static self,
         bytes: &'a [u8],
     ) -> Option<Cow<'a, str>> {
+        if let Some(text) = self.iso_2022_jp_ascii(bytes) {
+            return Some(Cow::Borrowed(text));
+        }
+        if self.native == whatenc::REPLACEMENT && bytes.is_empty() {
+            return Some(Cow::Owned(String::new()));
+        }
         self.native.decode_or_fail(bytes).ok()
     }
 
@@ -220,6 +244,9 @@ impl Encoding {
     /// ```
     pub fn encode<'a>(&'static self, string: &'a str) -> (Cow<'a, [u8]>, &'static Encoding, bool) {
         let output = self.output_encoding();
+        if let Some(text) = output.iso_2022_jp_ascii(string.as_bytes()) {
+            return (Cow::Borrowed(text.as_bytes()), output, false);
+        }
         let (bytes, unmappable) = output.native.encode(string).expect("an output encoding has an encoder");
         (bytes, output, unmappable)
     }
