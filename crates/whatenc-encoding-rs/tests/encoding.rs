@@ -92,6 +92,7 @@ fn for_bom_every_short_prefix() {
     }
 }
 
+#[allow(clippy::ptr_arg, reason = "the test looks at which Cow variant it is")]
 fn same_cow<T>(a: &Cow<'_, T>, b: &Cow<'_, T>, context: &dyn Fn() -> String)
 where
     T: ?Sized + ToOwned + PartialEq + std::fmt::Debug,
