@@ -119,6 +119,10 @@ fn whole_buffer_decode_and_encode() {
             let (b, be, berr) = r.decode(input);
             same_cow(&a, &b, &context);
             assert_eq!((ae.name(), aerr), (be.name(), berr), "{}", context());
+            // The native one-call form gives the same three answers.
+            let native = whatenc::Encoding::for_label(r.name().as_bytes()).unwrap_or(whatenc::REPLACEMENT);
+            let (n, ne, nerr) = whatenc::hooks::decode_with_errors(input, native);
+            assert_eq!((&*n, ne.name(), nerr), (&*b, be.name(), berr), "{}", context());
             let (a, aerr) = c.decode_with_bom_removal(input);
             let (b, berr) = r.decode_with_bom_removal(input);
             same_cow(&a, &b, &context);
