@@ -305,3 +305,43 @@ fn big5_lead_kept_over_an_empty_call() {
     assert_eq!(text, compat::BIG5.decode(b"\xC7\x7C").0);
     assert_eq!(text, "\u{30A2}");
 }
+
+/// With 11 or 12 bytes of room, encoding_rs writes an astral character from
+/// UTF-16 as two `&#65533;` (README: known differences); whatenc-encoding-rs
+/// writes its own reference at every room.
+#[test]
+fn astral_reference_from_utf16_at_every_room() {
+    for room in 10..=20 {
+        let mut encoder = compat::ISO_8859_15.new_encoder();
+        let src = [0x61u16, 0xD83D, 0xDE00, 0x62];
+        let mut out = Vec::new();
+        let mut read = 0;
+        loop {
+            let mut buffer = vec![0u8; room];
+            let (result, n, written, _) = encoder.encode_from_utf16(&src[read..], &mut buffer, true);
+            out.extend_from_slice(&buffer[..written]);
+            read += n;
+            if result == compat::CoderResult::InputEmpty {
+                break;
+            }
+        }
+        assert_eq!(out, b"a&#128512;b", "room {room}");
+    }
+}
+
+/// What encoding_rs panics on does not panic here (README: known differences).
+#[test]
+fn no_panic_after_the_end_or_on_non_latin1() {
+    for &(c, _) in PAIRS {
+        let mut decoder = c.new_decoder();
+        let mut text = String::with_capacity(64);
+        let _ = decoder.decode_to_string(b"ab", &mut text, true);
+        let _ = decoder.max_utf8_buffer_length(10);
+        let _ = decoder.max_utf16_buffer_length(10);
+        let _ = decoder.latin1_byte_compatible_up_to(b"ab");
+        let _ = decoder.decode_to_string(b"cd", &mut text, true);
+    }
+    let mut out = [0u8; 8];
+    let _ = compat::mem::convert_utf8_to_latin1_lossy("€".as_bytes(), &mut out);
+    let _ = compat::mem::encode_latin1_lossy("€");
+}
