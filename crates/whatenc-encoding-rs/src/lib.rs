@@ -8,9 +8,8 @@
 //! ```
 //!
 //! Every item here has the name, signature and behaviour of its encoding_rs twin,
-//! tested against encoding_rs itself. The few differences (all in how early a
-//! streaming call reports `OutputFull`, never in the text) are listed in the
-//! crate's README.
+//! tested against encoding_rs itself. The few differences (in how a streaming
+//! call splits its work, never in the text) are listed in the crate's README.
 //!
 //! ```
 //! use whatenc_encoding_rs::{Encoding, SHIFT_JIS, UTF_8, WINDOWS_1252};
