@@ -67,7 +67,7 @@ for set in small large; do
     diff -r -q out.iconv_loop "out.$fn" > /dev/null || { echo "$fn wrote other bytes than iconv" >&2; exit 1; }
   done
   count=$(find $set -type f | wc -l)
-  size=$(du -sm --apparent-size $set | cut -f1)
+  size=$(du -s --block-size=1000000 --apparent-size $set | cut -f1)
   echo "| $count $set ($size MB)$row |"
   rm -rf out.*
 done

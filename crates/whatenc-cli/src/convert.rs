@@ -246,10 +246,15 @@ struct Unmappable {
 
 /// The output side: the target's encoder, its buffer and the output.
 struct Sink {
+    /// What the text becomes.
     target: Target,
+    /// The encoder, for [`Target::Encoder`].
     encoder: Option<Box<Encoder>>,
+    /// The encoder's output buffer.
     buf: Vec<u8>,
+    /// Where the bytes go.
     out: Output,
+    /// The error modes asked for.
     modes: Modes,
 }
 
@@ -646,10 +651,15 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// The decoding side, reused from one input to the next.
 pub struct Converter {
+    /// The input encoding.
     from: &'static Encoding,
+    /// The decoder's options ("fatal" mode).
     options: DecoderOptions,
+    /// The error modes asked for.
     modes: Modes,
+    /// The read buffer.
     input: Vec<u8>,
+    /// The decoded text of one read.
     text: String,
 }
 

@@ -256,7 +256,7 @@ impl Output {
                 let io = |e: io::Error| write_error(&shown, &e);
                 temp.file.sync_all().map_err(io)?;
                 if let Some(suffix) = backup {
-                    make_backup(&temp.target, suffix).map_err(|e| {
+                    make_backup(&temp.target, suffix, temp.copy_in).map_err(|e| {
                         Failure::Io(format!("cannot make the backup '{}{suffix}': {}", shown.display(), describe(&e)))
                     })?;
                 }
@@ -313,9 +313,10 @@ fn ignore_unsupported(error: io::Error) -> io::Result<()> {
     }
 }
 
-/// Keeps `target` as `target` + `suffix`, as a hard link (or a copy where links do
-/// not work), replacing an older backup.
-fn make_backup(target: &Path, suffix: &str) -> io::Result<()> {
+/// Keeps `target` as `target` + `suffix`, replacing an older backup: as a hard link
+/// to the old file, which the rename then leaves alone, or a copy where links do not
+/// work or where the target is about to be overwritten in place (`copy`).
+fn make_backup(target: &Path, suffix: &str, copy: bool) -> io::Result<()> {
     let mut name = target.as_os_str().to_owned();
     name.push(suffix);
     let backup = PathBuf::from(name);
@@ -323,7 +324,7 @@ fn make_backup(target: &Path, suffix: &str) -> io::Result<()> {
         Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
-    if fs::hard_link(target, &backup).is_err() {
+    if copy || fs::hard_link(target, &backup).is_err() {
         fs::copy(target, &backup)?;
     }
     Ok(())

