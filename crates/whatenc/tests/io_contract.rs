@@ -905,3 +905,20 @@ fn flush_after_an_error_writes_the_text_of_all_input_taken() {
         }
     }
 }
+
+/// `new` readers decode as the standard's `decode` does, sync and async alike: a
+/// BOM chooses the encoding and is removed.
+#[test]
+fn new_readers_sniff_the_bom_in_every_shell() {
+    let input = b"\xFF\xFEh\0i\0".to_vec();
+    let mut sync = DecodeReader::new(&input[..], whatenc::UTF_8);
+    let mut text = String::new();
+    sync.read_to_string(&mut text).unwrap();
+    assert_eq!((text.as_str(), sync.encoding()), ("hi", whatenc::UTF_16LE));
+    let mut reader = AsyncDecodeReader::new(Flaky::new(3, Behaviour::OneByte, input.clone()), whatenc::UTF_8);
+    let got = read_all(
+        |buf| block(futures_io::AsyncRead::poll_read(Pin::new(&mut reader), &mut cx(), buf)),
+        &mut Rng::new(1),
+    );
+    assert_eq!((got, reader.encoding()), ((b"hi".to_vec(), Vec::new()), whatenc::UTF_16LE));
+}
