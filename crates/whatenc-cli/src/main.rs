@@ -19,6 +19,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod auto;
 mod bulk;
 mod check;
 mod cleanup;
