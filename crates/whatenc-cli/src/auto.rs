@@ -91,6 +91,16 @@ impl Determiner {
     /// MIME type or `--locale` is empty. A `charset` that names no encoding is
     /// ignored, as a browser does, with a warning unless `quiet`.
     pub fn new(args: &DetermineArgs, quiet: bool) -> Result<Determiner, Failure> {
+        Determiner::with_detector(args, quiet, &UTF8_DETECTOR)
+    }
+
+    /// [`Determiner::new`] with `detector` as HTML's step 8 for html and text (any
+    /// [`Detector`]: a statistical one plugs in here).
+    pub fn with_detector(
+        args: &DetermineArgs,
+        quiet: bool,
+        detector: &'static (dyn Detector + Sync),
+    ) -> Result<Determiner, Failure> {
         let mut mime_kind = None;
         if let Some(value) = &args.content_type {
             let Some(mime) = whatenc::sniff::extract_a_mime_type(&[value.as_bytes()]) else {
@@ -128,7 +138,7 @@ impl Determiner {
             mime_kind,
             content_type: args.content_type.as_ref().map(|v| v.as_bytes().to_vec()),
             locale: args.locale.as_ref().map(|l| l.trim().to_string()),
-            detector: &UTF8_DETECTOR,
+            detector,
         })
     }
 
