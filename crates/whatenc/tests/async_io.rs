@@ -5,13 +5,16 @@
 //! over the whole input.
 #![cfg(feature = "tokio")]
 
+mod common;
+
+use common::{reference_decode, reference_encode};
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use whatenc::io::{AsyncDecodeReader, AsyncDecodeWriter, AsyncEncodeWriter, UnencodableError};
-use whatenc::{DecodeError, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode};
+use whatenc::{DecodeError, DecoderOptions, EncoderErrorMode, Encoding, ErrorMode};
 
 fn samples() -> Vec<(&'static Encoding, Vec<u8>)> {
     vec![
@@ -28,39 +31,6 @@ fn samples() -> Vec<(&'static Encoding, Vec<u8>)> {
         (whatenc::EUC_KR, b"\xB0\xA1\xB0a\xC7\xD1\xB1\xB9\xFF\xB0".repeat(10)),
         (whatenc::BIG5, b"\xA4\xA4\xA4\xE5\x88\x62\x80a\xA4".repeat(10)),
     ]
-}
-
-fn reference_decode(encoding: &'static Encoding, options: DecoderOptions, input: &[u8]) -> (String, Vec<u64>) {
-    let mut decoder = encoding.new_decoder_with(options);
-    let mut text = String::new();
-    let mut errors = Vec::new();
-    let mut read = 0;
-    loop {
-        text.reserve(decoder.max_utf8_buffer_length(input.len() - read).unwrap());
-        let progress = decoder.decode_to_string(&input[read..], &mut text, true);
-        read += progress.read;
-        match progress.result {
-            DecoderResult::InputEmpty => return (text, errors),
-            DecoderResult::OutputFull => {}
-            DecoderResult::Malformed(error) => errors.push(error.offset),
-        }
-    }
-}
-
-fn reference_encode(encoding: &'static Encoding, mode: EncoderErrorMode, text: &str) -> (Vec<u8>, Vec<(char, u64)>) {
-    let mut encoder = encoding.new_encoder_with(mode).unwrap();
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    let mut read = 0;
-    loop {
-        let (result, n) = encoder.encode_from_utf8_to_vec(&text[read..], &mut out, true);
-        read += n;
-        match result {
-            EncoderResult::InputEmpty => return (out, errors),
-            EncoderResult::OutputFull => {}
-            EncoderResult::Unmappable(c) => errors.push((c, (read - c.len_utf8()) as u64)),
-        }
-    }
 }
 
 fn options() -> [DecoderOptions; 3] {

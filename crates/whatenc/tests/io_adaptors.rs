@@ -3,13 +3,14 @@
 //! `Decoder`/`Encoder` run over the whole input; the WPT encoder cases through
 //! `EncodeWriter`; and a 64 MB stream in fixed-size buffers.
 
+mod common;
+
+use common::{reference_decode, reference_encode};
 use std::io::{self, BufRead, Read, Write};
 use std::path::PathBuf;
 
 use whatenc::io::{DEFAULT_BUFFER_SIZE, DecodeReader, DecodeWriter, EncodeWriter, UnencodableError};
-use whatenc::{
-    BomHandling, DecodeError, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode,
-};
+use whatenc::{BomHandling, DecodeError, DecoderOptions, EncoderErrorMode, Encoding, ErrorMode};
 
 /// One encoding of each family, with characters it can encode.
 fn families() -> Vec<(&'static Encoding, &'static str)> {
@@ -82,24 +83,6 @@ fn inputs(rng: &mut Rng, encoding: &'static Encoding, pool: &str) -> Vec<Vec<u8>
     truncated.extend_from_slice(&encode(encoding, "日")[..1]);
     out.push(truncated);
     out
-}
-
-/// The core decoder over the whole input: the text and the offsets of the errors.
-fn reference_decode(encoding: &'static Encoding, options: DecoderOptions, input: &[u8]) -> (String, Vec<u64>) {
-    let mut decoder = encoding.new_decoder_with(options);
-    let mut text = String::new();
-    let mut errors = Vec::new();
-    let mut read = 0;
-    loop {
-        text.reserve(decoder.max_utf8_buffer_length(input.len() - read).unwrap());
-        let progress = decoder.decode_to_string(&input[read..], &mut text, true);
-        read += progress.read;
-        match progress.result {
-            DecoderResult::InputEmpty => return (text, errors),
-            DecoderResult::OutputFull => {}
-            DecoderResult::Malformed(error) => errors.push(error.offset),
-        }
-    }
 }
 
 fn all_options() -> Vec<DecoderOptions> {
@@ -359,24 +342,6 @@ fn writers_finish_on_drop() {
         writer.write_str("日").unwrap();
     }
     assert_eq!(out, b"\x1B$BF|\x1B(B");
-}
-
-/// The core encoder over the whole text: the bytes and the unencodable characters
-/// with their offsets ("fatal" mode goes on after each).
-fn reference_encode(encoding: &'static Encoding, mode: EncoderErrorMode, text: &str) -> (Vec<u8>, Vec<(char, u64)>) {
-    let mut encoder = encoding.new_encoder_with(mode).unwrap();
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    let mut read = 0;
-    loop {
-        let (result, n) = encoder.encode_from_utf8_to_vec(&text[read..], &mut out, true);
-        read += n;
-        match result {
-            EncoderResult::InputEmpty => return (out, errors),
-            EncoderResult::OutputFull => {}
-            EncoderResult::Unmappable(c) => errors.push((c, (read - c.len_utf8()) as u64)),
-        }
-    }
 }
 
 fn unencodable(error: &io::Error) -> (char, u64) {

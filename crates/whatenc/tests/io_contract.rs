@@ -21,7 +21,7 @@ use common::Rng;
 use whatenc::io::{
     AsyncDecodeReader, AsyncDecodeWriter, AsyncEncodeWriter, DecodeReader, DecodeWriter, EncodeWriter, UnencodableError,
 };
-use whatenc::{DecodeError, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode};
+use whatenc::{DecodeError, DecoderOptions, DecoderResult, EncoderErrorMode, Encoding, ErrorMode};
 
 // ---------------------------------------------------------------------------
 // Flaky inner I/O
@@ -312,41 +312,16 @@ fn encode_shells(encoding: &'static Encoding, mode: EncoderErrorMode) -> Shells 
 // References and the driver
 // ---------------------------------------------------------------------------
 
-/// The core decoder over the whole input: the text and the offsets of the errors.
+/// [`common::reference_decode`], the text as bytes.
 fn reference_decode(encoding: &'static Encoding, options: DecoderOptions, input: &[u8]) -> (Vec<u8>, Vec<u64>) {
-    let mut decoder = encoding.new_decoder_with(options);
-    let mut text = String::new();
-    let mut errors = Vec::new();
-    let mut read = 0;
-    loop {
-        text.reserve(decoder.max_utf8_buffer_length(input.len() - read).unwrap());
-        let progress = decoder.decode_to_string(&input[read..], &mut text, true);
-        read += progress.read;
-        match progress.result {
-            DecoderResult::InputEmpty => return (text.into_bytes(), errors),
-            DecoderResult::OutputFull => {}
-            DecoderResult::Malformed(error) => errors.push(error.offset),
-        }
-    }
+    let (text, errors) = common::reference_decode(encoding, options, input);
+    (text.into_bytes(), errors)
 }
 
-/// The core encoder over the whole text: the bytes and the offsets of the
-/// unencodable characters ("fatal" mode goes on after each).
+/// [`common::reference_encode`], the errors' offsets only.
 fn reference_encode(encoding: &'static Encoding, mode: EncoderErrorMode, text: &str) -> (Vec<u8>, Vec<u64>) {
-    let mut encoder = encoding.new_encoder_with(mode).unwrap();
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    let mut read = 0;
-    loop {
-        let (result, n) = encoder.encode_from_utf8_to_vec(&text[read..], &mut out, true);
-        read += n;
-        match result {
-            EncoderResult::InputEmpty => return (out, errors),
-            EncoderResult::OutputFull => {}
-            // The input's character (ISO-2022-JP reports U+FFFD for ESC).
-            EncoderResult::Unmappable(_) => errors.push(text[..read].char_indices().next_back().unwrap().0 as u64),
-        }
-    }
+    let (bytes, errors) = common::reference_encode(encoding, mode, text);
+    (bytes, errors.into_iter().map(|(_, offset)| offset).collect())
 }
 
 /// The offset that an error in the data names (a `DecodeError` or an

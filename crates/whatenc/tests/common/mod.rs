@@ -455,3 +455,49 @@ pub fn with_watchdog(name: &str, seconds: u64, body: impl FnOnce() + Send + 'sta
         }
     }
 }
+
+/// The core decoder over the whole input as one stream, in any error mode, going on
+/// after each error: the text and the byte offset of each error.
+pub fn reference_decode(encoding: &'static Encoding, options: DecoderOptions, input: &[u8]) -> (String, Vec<u64>) {
+    let mut decoder = encoding.new_decoder_with(options);
+    let mut text = String::new();
+    let mut errors = Vec::new();
+    let mut read = 0;
+    loop {
+        text.reserve(decoder.max_utf8_buffer_length(input.len() - read).unwrap());
+        let progress = decoder.decode_to_string(&input[read..], &mut text, true);
+        read += progress.read;
+        match progress.result {
+            DecoderResult::InputEmpty => return (text, errors),
+            DecoderResult::OutputFull => {}
+            DecoderResult::Malformed(error) => errors.push(error.offset),
+        }
+    }
+}
+
+/// The core encoder over the whole text as one stream, going on after each
+/// unencodable character ("fatal" mode): the bytes, and each unencodable character
+/// of the text with its byte offset (the text's character: ISO-2022-JP reports
+/// U+FFFD for ESC, SO and SI).
+pub fn reference_encode(
+    encoding: &'static Encoding,
+    mode: EncoderErrorMode,
+    text: &str,
+) -> (Vec<u8>, Vec<(char, u64)>) {
+    let mut encoder = encoding.new_encoder_with(mode).unwrap();
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    let mut read = 0;
+    loop {
+        let (result, n) = encoder.encode_from_utf8_to_vec(&text[read..], &mut out, true);
+        read += n;
+        match result {
+            EncoderResult::InputEmpty => return (out, errors),
+            EncoderResult::OutputFull => {}
+            EncoderResult::Unmappable(_) => {
+                let (offset, c) = text[..read].char_indices().next_back().unwrap();
+                errors.push((c, offset as u64));
+            }
+        }
+    }
+}
