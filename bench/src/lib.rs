@@ -152,6 +152,9 @@ pub struct Settings {
     pub duration: Duration,
     /// Repetitions; the median is reported.
     pub repetitions: usize,
+    /// Each call gets the next of [`ROTATION`] versions of the document
+    /// (`WHATENC_BENCH_ROTATE=1` or `--rotate`): see [`Rotation`].
+    pub rotate: bool,
 }
 
 impl Settings {
@@ -162,6 +165,7 @@ impl Settings {
         Settings {
             duration: Duration::from_millis(number("WHATENC_BENCH_MS", 100)),
             repetitions: number("WHATENC_BENCH_REPS", 5) as usize,
+            rotate: number("WHATENC_BENCH_ROTATE", 0) != 0 || std::env::args().any(|a| a == "--rotate"),
         }
     }
 
@@ -256,4 +260,100 @@ fn thread_cpu_time() -> Duration {
 /// Prints one result line: `RESULT\tdocument\top\timplementation\tMB/s`.
 pub fn print_result(document: &Document, op: Op, implementation: &str, mb_per_s: f64) {
     println!("RESULT\t{}\t{}\t{implementation}\t{mb_per_s:.1}", document.name(), op.name());
+}
+
+/// One version of a document: its bytes in the document's encoding, its text and
+/// its UTF-16.
+pub struct Variant {
+    pub bytes: Vec<u8>,
+    pub text: String,
+    pub units: Vec<u16>,
+}
+
+/// How many versions of each document the rotating mode cycles through.
+pub const ROTATION: usize = 64;
+
+/// The versions of a document that the calls of a case go through: in the
+/// rotating mode ([`Settings::rotate`]), [`ROTATION`] versions, each the document's
+/// sentences in another order (the same characters, so the same work, but an
+/// order no branch predictor can learn across calls), the next one each call;
+/// otherwise the document alone, every call.
+pub struct Rotation {
+    variants: Vec<Variant>,
+    next: std::cell::Cell<usize>,
+}
+
+impl Rotation {
+    pub fn new(document: &Document, rotate: bool) -> Rotation {
+        let original =
+            Variant { bytes: document.bytes.clone(), text: document.text.clone(), units: document.utf16.clone() };
+        let mut variants = vec![original];
+        if rotate {
+            let sentences = sentences(&document.text);
+            let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ document.bytes.len() as u64;
+            for _ in 1..ROTATION {
+                let mut order: Vec<&str> = sentences.clone();
+                // Fisher–Yates with xorshift64*.
+                for i in (1..order.len()).rev() {
+                    state ^= state >> 12;
+                    state ^= state << 25;
+                    state ^= state >> 27;
+                    let j = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) % (i as u64 + 1)) as usize;
+                    order.swap(i, j);
+                }
+                let text: String = order.concat();
+                let bytes = encode_document(&text, document.encoding);
+                // The text as decoding gives it (the same, for every encoding of the corpus).
+                let text = document.encoding.decode(&bytes).0.into_owned();
+                let units = text.encode_utf16().collect();
+                variants.push(Variant { bytes, text, units });
+            }
+        }
+        Rotation { variants, next: std::cell::Cell::new(0) }
+    }
+
+    /// The version for this call; the next call gets the next one.
+    pub fn next(&self) -> &Variant {
+        let i = self.next.get();
+        self.next.set((i + 1) % self.variants.len());
+        &self.variants[i]
+    }
+
+    /// The greatest length of the versions, by `len`, for the buffers.
+    pub fn max_len(&self, len: impl Fn(&Variant) -> usize) -> usize {
+        self.variants.iter().map(len).max().unwrap_or(0)
+    }
+
+    /// The mean length of the versions, by `len`, for the MB/s of a case.
+    pub fn mean_len(&self, len: impl Fn(&Variant) -> usize) -> usize {
+        self.variants.iter().map(len).sum::<usize>() / self.variants.len()
+    }
+}
+
+/// The sentences of a text, each with what ends it (". ", "。", a line break, ...),
+/// so that their concatenation is the text.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end_here = match c {
+            '\n' | '。' | '！' | '？' => true,
+            '.' | '!' | '?' => chars.peek().is_some_and(|&(_, next)| next == ' '),
+            _ => false,
+        };
+        if end_here {
+            let mut end = i + c.len_utf8();
+            if let Some(&(j, ' ')) = chars.peek() {
+                end = j + 1;
+                chars.next();
+            }
+            out.push(&text[start..end]);
+            start = end;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
 }

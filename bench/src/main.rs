@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use whatenc::EncoderErrorMode;
-use whatenc_bench::{Candidate, Document, Op, Settings, documents_matching, print_result};
+use whatenc_bench::{Candidate, Document, Op, Rotation, Settings, documents_matching, print_result};
 
 /// (document, operation) → implementation → MB/s.
 type Results = BTreeMap<(String, Op), BTreeMap<String, f64>>;
@@ -33,6 +33,17 @@ fn main() {
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let filter = value("--filter");
     let settings = Settings::from_env();
+    // `--tier NAME` caps whatenc's kernels (as `WHATENC_MAX_TIER` does), to measure a
+    // lower tier on this machine.
+    if let Some(tier) = value("--tier") {
+        whatenc::set_max_tier(tier.parse().unwrap_or_else(|()| panic!("unknown tier {tier}")));
+    }
+    eprintln!(
+        "whatenc kernels: {} (cap {}); {} inputs",
+        whatenc::active_tier(),
+        whatenc::max_tier(),
+        if settings.rotate { "rotating" } else { "repeated" }
+    );
     let mut results = Results::new();
     let mut record = |document: &Document, op: Op, implementation: &str, mb_per_s: f64| {
         print_result(document, op, implementation, mb_per_s);
@@ -74,16 +85,21 @@ fn main() {
 /// bound by the caches (a copy of a document of hundreds of KB), which physical pages
 /// a buffer got would otherwise make one side look faster.
 fn measure_document(settings: &Settings, document: &Document, record: &mut impl FnMut(&Document, Op, &str, f64)) {
-    let bytes = document.bytes.as_slice();
-    let text = document.text.as_str();
-    let units = document.utf16.as_slice();
+    // The version of the document each call takes (one version unless rotating).
+    let rotation = &Rotation::new(document, settings.rotate);
+    let bytes_len = rotation.mean_len(|v| v.bytes.len());
+    let text_len = rotation.mean_len(|v| v.text.len());
+    let units_len = rotation.mean_len(|v| v.units.len());
+    // The shared buffers fit the longest version.
+    let (bytes, text, units) =
+        (rotation.max_len(|v| v.bytes.len()), rotation.max_len(|v| v.text.len()), rotation.max_len(|v| v.units.len()));
     let encoding = document.encoding;
     let peer = encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known to encoding_rs");
     let compat = whatenc_encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known to the compat API");
     let rust_encoding = encoding::label::encoding_from_whatwg_label(encoding.name());
-    let out_len = text.len() * 12 + units.len() * 12 + 64;
-    let string = &RefCell::new(String::with_capacity(bytes.len() * 3 + 64));
-    let utf16 = &RefCell::new(vec![0u16; bytes.len() + 64]);
+    let out_len = text * 12 + units * 12 + 64;
+    let string = &RefCell::new(String::with_capacity(bytes * 3 + 64));
+    let utf16 = &RefCell::new(vec![0u16; bytes + 64]);
     let out = &RefCell::new(vec![0u8; out_len]);
     let mut measure = |op: Op, input_len: usize, mut candidates: Vec<Candidate<'_>>| {
         for (implementation, mb_per_s) in settings.measure_interleaved(input_len, &mut candidates) {
@@ -95,7 +111,7 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         Candidate::new(name, move || {
             let mut string = string.borrow_mut();
             string.clear();
-            f(bytes, &mut string);
+            f(&rotation.next().bytes, &mut string);
             string.len()
         })
     };
@@ -105,19 +121,20 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         Candidate::new(WHATENC, || {
             let mut string = string.borrow_mut();
             string.clear();
-            let _ = encoding.new_decoder().decode_to_string(bytes, &mut string, true);
+            let _ = encoding.new_decoder().decode_to_string(&rotation.next().bytes, &mut string, true);
             string.len()
         }),
         Candidate::new(ENCODING_RS, || {
             let mut string = string.borrow_mut();
             string.clear();
-            let _ = peer.new_decoder_without_bom_handling().decode_to_string(bytes, &mut string, true);
+            let _ = peer.new_decoder_without_bom_handling().decode_to_string(&rotation.next().bytes, &mut string, true);
             string.len()
         }),
         Candidate::new(COMPAT, || {
             let mut string = string.borrow_mut();
             string.clear();
-            let _ = compat.new_decoder_without_bom_handling().decode_to_string(bytes, &mut string, true);
+            let _ =
+                compat.new_decoder_without_bom_handling().decode_to_string(&rotation.next().bytes, &mut string, true);
             string.len()
         }),
     ];
@@ -125,7 +142,7 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         candidates.push(Candidate::new(RUST_ENCODING, || {
             let mut string = string.borrow_mut();
             string.clear();
-            let _ = rust_encoding.decode_to(bytes, encoding::DecoderTrap::Replace, &mut *string);
+            let _ = rust_encoding.decode_to(&rotation.next().bytes, encoding::DecoderTrap::Replace, &mut *string);
             string.len()
         }));
     }
@@ -142,25 +159,30 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         candidates.push(Candidate::new(MEMCPY, || {
             let mut string = string.borrow_mut();
             string.clear();
-            string.push_str(text);
+            string.push_str(&rotation.next().text);
             string.len()
         }));
     }
-    measure(Op::DecodeToString, bytes.len(), candidates);
+    measure(Op::DecodeToString, bytes_len, candidates);
 
     // Decode to UTF-16.
     measure(
         Op::DecodeToUtf16,
-        bytes.len(),
+        bytes_len,
         vec![
             Candidate::new(WHATENC, || {
-                encoding.new_decoder().decode_to_utf16(bytes, &mut utf16.borrow_mut(), true).written
+                encoding.new_decoder().decode_to_utf16(&rotation.next().bytes, &mut utf16.borrow_mut(), true).written
             }),
             Candidate::new(ENCODING_RS, || {
-                peer.new_decoder_without_bom_handling().decode_to_utf16(bytes, &mut utf16.borrow_mut(), true).2
+                peer.new_decoder_without_bom_handling()
+                    .decode_to_utf16(&rotation.next().bytes, &mut utf16.borrow_mut(), true)
+                    .2
             }),
             Candidate::new(COMPAT, || {
-                compat.new_decoder_without_bom_handling().decode_to_utf16(bytes, &mut utf16.borrow_mut(), true).2
+                compat
+                    .new_decoder_without_bom_handling()
+                    .decode_to_utf16(&rotation.next().bytes, &mut utf16.borrow_mut(), true)
+                    .2
             }),
         ],
     );
@@ -169,16 +191,22 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         let new_encoder = || encoding.new_encoder_with(EncoderErrorMode::Html).expect("has an encoder");
         // Encode from &str, "html" error mode.
         let mut candidates = vec![
-            Candidate::new(WHATENC, || new_encoder().encode_from_utf8(text, &mut out.borrow_mut(), true).written),
-            Candidate::new(ENCODING_RS, || peer.new_encoder().encode_from_utf8(text, &mut out.borrow_mut(), true).2),
-            Candidate::new(COMPAT, || compat.new_encoder().encode_from_utf8(text, &mut out.borrow_mut(), true).2),
+            Candidate::new(WHATENC, || {
+                new_encoder().encode_from_utf8(&rotation.next().text, &mut out.borrow_mut(), true).written
+            }),
+            Candidate::new(ENCODING_RS, || {
+                peer.new_encoder().encode_from_utf8(&rotation.next().text, &mut out.borrow_mut(), true).2
+            }),
+            Candidate::new(COMPAT, || {
+                compat.new_encoder().encode_from_utf8(&rotation.next().text, &mut out.borrow_mut(), true).2
+            }),
         ];
         if let Some(rust_encoding) = rust_encoding {
             // rust-encoding appends to a Vec: the shared buffer, emptied.
             candidates.push(Candidate::new(RUST_ENCODING, || {
                 let mut vec = out.borrow_mut();
                 vec.clear();
-                let _ = rust_encoding.encode_to(text, encoding::EncoderTrap::NcrEscape, &mut *vec);
+                let _ = rust_encoding.encode_to(&rotation.next().text, encoding::EncoderTrap::NcrEscape, &mut *vec);
                 let written = vec.len();
                 vec.resize(out_len, 0);
                 written
@@ -187,22 +215,27 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         if encoding.name() == "UTF-8" {
             // Encoding &str to UTF-8 is a copy for every implementation: the limit.
             candidates.push(Candidate::new(MEMCPY, || {
+                let text = &rotation.next().text;
                 out.borrow_mut()[..text.len()].copy_from_slice(text.as_bytes());
                 text.len()
             }));
         }
-        measure(Op::EncodeFromStr, text.len(), candidates);
+        measure(Op::EncodeFromStr, text_len, candidates);
 
         // Encode from UTF-16.
         measure(
             Op::EncodeFromUtf16,
-            units.len() * 2,
+            units_len * 2,
             vec![
-                Candidate::new(WHATENC, || new_encoder().encode_from_utf16(units, &mut out.borrow_mut(), true).written),
-                Candidate::new(ENCODING_RS, || {
-                    peer.new_encoder().encode_from_utf16(units, &mut out.borrow_mut(), true).2
+                Candidate::new(WHATENC, || {
+                    new_encoder().encode_from_utf16(&rotation.next().units, &mut out.borrow_mut(), true).written
                 }),
-                Candidate::new(COMPAT, || compat.new_encoder().encode_from_utf16(units, &mut out.borrow_mut(), true).2),
+                Candidate::new(ENCODING_RS, || {
+                    peer.new_encoder().encode_from_utf16(&rotation.next().units, &mut out.borrow_mut(), true).2
+                }),
+                Candidate::new(COMPAT, || {
+                    compat.new_encoder().encode_from_utf16(&rotation.next().units, &mut out.borrow_mut(), true).2
+                }),
             ],
         );
     }
@@ -210,15 +243,16 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
     if encoding.name() == "UTF-8" {
         measure(
             Op::ValidateUtf8,
-            bytes.len(),
+            bytes_len,
             vec![
                 Candidate::new(WHATENC, || {
-                    whatenc::hooks::utf8_decode_without_bom_or_fail(bytes).map_or(0, |t| t.len())
+                    whatenc::hooks::utf8_decode_without_bom_or_fail(&rotation.next().bytes).map_or(0, |t| t.len())
                 }),
-                Candidate::new(ENCODING_RS, || encoding_rs::Encoding::utf8_valid_up_to(bytes)),
-                Candidate::new(STD, || std::str::from_utf8(bytes).map_or(0, str::len)),
-                Candidate::new(SIMDUTF8, || simdutf8::basic::from_utf8(bytes).map_or(0, str::len)),
+                Candidate::new(ENCODING_RS, || encoding_rs::Encoding::utf8_valid_up_to(&rotation.next().bytes)),
+                Candidate::new(STD, || std::str::from_utf8(&rotation.next().bytes).map_or(0, str::len)),
+                Candidate::new(SIMDUTF8, || simdutf8::basic::from_utf8(&rotation.next().bytes).map_or(0, str::len)),
                 Candidate::new(MEMCPY, || {
+                    let bytes = &rotation.next().bytes;
                     out.borrow_mut()[..bytes.len()].copy_from_slice(bytes);
                     bytes.len()
                 }),
@@ -251,6 +285,17 @@ fn report(settings: &Settings, results: &Results) -> String {
     writeln!(out, "- Date: {}", command("date", &["-u", "+%Y-%m-%d %H:%M UTC"])).unwrap();
     writeln!(out, "- Machine: {cpu}, {} cores", std::thread::available_parallelism().map_or(0, |n| n.get())).unwrap();
     writeln!(out, "- Compiler: {}", command("rustc", &["--version"])).unwrap();
+    writeln!(out, "- whatenc's kernels: {} tier (cap: {})", whatenc::active_tier(), whatenc::max_tier()).unwrap();
+    writeln!(
+        out,
+        "- Inputs: {}",
+        if settings.rotate {
+            "rotating: each call takes the next of 64 versions of the document, its sentences shuffled"
+        } else {
+            "repeated: each call takes the same document"
+        }
+    )
+    .unwrap();
     writeln!(
         out,
         "- Method: the implementations of a case are measured interleaved: in each of {} \
