@@ -157,29 +157,51 @@ impl Encoder {
     }
 
     /// The output length that is always enough for encoding `byte_length` more
-    /// bytes of UTF-8 in one call (in either mode), or `None` on overflow.
+    /// bytes of UTF-8 in one call (in this encoder's mode and state), or `None` on
+    /// overflow.
     ///
     /// ```
-    /// let encoder = whatenc::SHIFT_JIS.new_encoder().unwrap();
-    /// assert!(encoder.max_buffer_length_from_utf8(3).unwrap() >= 10);
+    /// use whatenc::{EncoderErrorMode, EncoderResult, ISO_2022_JP};
+    /// // The worst input: ISO-2022-JP in "html" mode writes `&#65533;` for each ESC.
+    /// let mut encoder = ISO_2022_JP.new_encoder_with(EncoderErrorMode::Html).unwrap();
+    /// let text = "\u{1B}".repeat(100);
+    /// let mut out = vec![0; encoder.max_buffer_length_from_utf8(text.len()).unwrap()];
+    /// let progress = encoder.encode_from_utf8(&text, &mut out, true);
+    /// assert_eq!((progress.result, progress.read, progress.written), (EncoderResult::InputEmpty, 100, 800));
     /// ```
     pub fn max_buffer_length_from_utf8(&self, byte_length: usize) -> Option<usize> {
-        // A character of n UTF-8 bytes takes at most 3 + 10 bytes ("ESC ( B" then
-        // "&#1114111;") when n = 4, and at most 4 per byte otherwise; 3 more bytes end
-        // an ISO-2022-JP stream, and ENCODE_STEP covers the staging of one step.
-        byte_length.checked_mul(4)?.checked_add(ENCODE_STEP + 3)
+        // At most 4 bytes per UTF-8 byte: a one-byte character is one byte, or ESC ( B
+        // and one byte when ISO-2022-JP must return to ASCII; a longer one is at most
+        // an escape sequence and two bytes, or a reference (`&#2047;` for two bytes,
+        // `&#1114111;` for four), of which ISO-2022-JP's escape is amortised by the
+        // character that left ASCII. The exception: in "html" mode ISO-2022-JP
+        // writes `&#65533;` (8 bytes) for each U+000E, U+000F and U+001B.
+        let per_byte = if self.references_control_codes() { 8 } else { 4 };
+        byte_length.checked_mul(per_byte)?.checked_add(ENCODE_ALLOWANCE)
     }
 
     /// The output length that is always enough for encoding `unit_length` more
-    /// UTF-16 code units in one call (in either mode), or `None` on overflow.
+    /// UTF-16 code units in one call (in this encoder's mode and state), or `None`
+    /// on overflow.
     ///
     /// ```
-    /// let encoder = whatenc::SHIFT_JIS.new_encoder().unwrap();
-    /// assert!(encoder.max_buffer_length_from_utf16(1).unwrap() >= 11);
+    /// use whatenc::{EncoderErrorMode, EncoderResult, SHIFT_JIS};
+    /// let mut encoder = SHIFT_JIS.new_encoder_with(EncoderErrorMode::Html).unwrap();
+    /// let text: Vec<u16> = "\u{FFFF}".repeat(10).encode_utf16().collect();
+    /// let mut out = vec![0; encoder.max_buffer_length_from_utf16(text.len()).unwrap()];
+    /// let progress = encoder.encode_from_utf16(&text, &mut out, true);
+    /// assert_eq!((progress.result, progress.written), (EncoderResult::InputEmpty, 80));
     /// ```
     pub fn max_buffer_length_from_utf16(&self, unit_length: usize) -> Option<usize> {
-        // "ESC ( B" then "&#65535;" for one unit; a held leading surrogate adds one.
-        unit_length.checked_add(1)?.checked_mul(11)?.checked_add(ENCODE_STEP + 3)
+        // "ESC ( B" then "&#65535;" for one unit at most; the allowance covers a held
+        // leading surrogate and the end of the stream.
+        unit_length.checked_mul(11)?.checked_add(ENCODE_ALLOWANCE)
+    }
+
+    /// Whether one-byte characters can become references: ISO-2022-JP in "html"
+    /// mode, where U+000E, U+000F and U+001B are errors.
+    fn references_control_codes(&self) -> bool {
+        matches!(self.codec, EncoderCodec::Iso2022Jp(_)) && self.mode == EncoderErrorMode::Html
     }
 
     /// Encodes from `&str`; `read` counts bytes. See the streaming contract on [`Encoder`].
@@ -190,15 +212,53 @@ impl Encoder {
     /// assert_eq!(&out[..progress.written], b"\xA4\xA4");
     /// ```
     pub fn encode_from_utf8(&mut self, src: &str, dst: &mut [u8], last: bool) -> EncodeProgress {
+        let mut written = 0;
+        if self.pending_lead.is_some() {
+            // A leading surrogate held from UTF-16 input, followed by text that is not
+            // its trail: it was alone, so it is U+FFFD.
+            match self.encode_held_lead(None, dst) {
+                Ok(n) => written = n,
+                Err(progress) => return progress,
+            }
+        }
+        let dst = &mut dst[written..];
         // UTF-8 to UTF-8 with room for all of it: one copy, without the step loop
         // (what `run` would do, as the UTF-8 encoder has no state or errors).
         if let (EncoderCodec::Utf8(_), Some(out)) = (&self.codec, dst.get_mut(..src.len())) {
             out.copy_from_slice(src.as_bytes());
-            return EncodeProgress { result: EncoderResult::InputEmpty, read: src.len(), written: src.len() };
+            let progress = EncodeProgress { result: EncoderResult::InputEmpty, read: src.len(), written: src.len() };
+            return EncodeProgress { written: written + progress.written, ..progress };
         }
         let mut source = StrSource::new(src);
-        let (result, written) = self.run(&mut source, dst, last);
-        EncodeProgress { result, read: source.consumed(), written }
+        let (result, n) = self.run(&mut source, dst, last);
+        EncodeProgress { result, read: source.consumed(), written: written + n }
+    }
+
+    /// Encodes the leading surrogate held from the previous UTF-16 input, with its
+    /// trailing surrogate `trail`, or as U+FFFD when it has none. `Ok` with the bytes
+    /// written when it is done and the caller goes on; `Err` with the progress to
+    /// return when the output is full (the lead stays held) or, in "fatal" mode, when
+    /// it was unmappable (the lead is consumed, and `read` is 1 if `trail` was taken).
+    fn encode_held_lead(&mut self, trail: Option<u16>, dst: &mut [u8]) -> Result<usize, EncodeProgress> {
+        let lead = self.pending_lead.expect("a held leading surrogate");
+        let pair;
+        let head: &[u16] = match trail {
+            Some(trail) => {
+                pair = [lead, trail];
+                &pair
+            }
+            None => &[0xFFFD],
+        };
+        let mut source = Utf16Source::new(head);
+        let (result, written) = self.run(&mut source, dst, false);
+        if source.remaining() != 0 {
+            return Err(EncodeProgress { result, read: 0, written });
+        }
+        self.pending_lead = None;
+        match result {
+            EncoderResult::Unmappable(_) => Err(EncodeProgress { result, read: usize::from(trail.is_some()), written }),
+            _ => Ok(written),
+        }
     }
 
     /// Encodes from UTF-16; `read` counts code units. A lone surrogate is encoded as
@@ -215,28 +275,18 @@ impl Encoder {
     pub fn encode_from_utf16(&mut self, src: &[u16], dst: &mut [u8], last: bool) -> EncodeProgress {
         let mut read = 0;
         let mut written = 0;
-        if let Some(lead) = self.pending_lead {
-            let pair;
-            let (head, takes): (&[u16], usize) = match src.first() {
-                Some(&trail @ 0xDC00..=0xDFFF) => {
-                    pair = [lead, trail];
-                    (&pair, 1)
-                }
+        if self.pending_lead.is_some() {
+            let trail = match src.first() {
+                Some(&trail @ 0xDC00..=0xDFFF) => Some(trail),
                 None if !last => return EncodeProgress { result: EncoderResult::InputEmpty, read, written },
                 // The held leading surrogate was alone after all.
-                _ => (&[0xFFFD], 0),
+                _ => None,
             };
-            let mut source = Utf16Source::new(head);
-            let (result, n) = self.run(&mut source, dst, false);
-            written += n;
-            if source.remaining() != 0 {
-                return EncodeProgress { result, read, written };
+            match self.encode_held_lead(trail, dst) {
+                Ok(n) => written = n,
+                Err(progress) => return progress,
             }
-            self.pending_lead = None;
-            read = takes;
-            if let EncoderResult::Unmappable(_) = result {
-                return EncodeProgress { result, read, written };
-            }
+            read = usize::from(trail.is_some());
         }
         let mut body = &src[read..];
         let mut hold = None;
@@ -376,6 +426,11 @@ impl Encoder {
         }
     }
 }
+
+/// What [`Encoder::max_buffer_length_from_utf8`] and its UTF-16 twin add to the
+/// per-unit bound: a held leading surrogate as `ESC ( B &#65533;` (11 bytes), the
+/// `ESC ( B` that ends an ISO-2022-JP stream (3), and the staging of one step.
+const ENCODE_ALLOWANCE: usize = 11 + 3 + ENCODE_STEP;
 
 /// Writes the "html" error mode's `&#N;` for `c`.
 fn write_reference(sink: &mut ByteSink<'_>, c: char) {

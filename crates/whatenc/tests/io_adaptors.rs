@@ -457,18 +457,21 @@ fn encode_writer_rejects_bytes_that_are_not_utf8() {
 #[test]
 fn encode_writer_error_names_the_character_and_its_position() {
     let mut writer = EncodeWriter::new(Vec::new(), whatenc::WINDOWS_1252, EncoderErrorMode::Fatal).unwrap();
-    // The first write takes "ab"; the error comes with the next call.
-    assert_eq!(writer.write("ab☃c".as_bytes()).unwrap(), 5);
-    let error = writer.write(b"c").unwrap_err();
+    // The first write takes "ab" and stops before the character; the next call
+    // reports it and takes nothing.
+    assert_eq!(writer.write("ab☃c".as_bytes()).unwrap(), 2);
+    let error = writer.write("☃c".as_bytes()).unwrap_err();
     assert_eq!(unencodable(&error), ('☃', 2));
     assert_eq!(error.to_string(), "U+2603 '☃' at text byte offset 2 cannot be encoded in windows-1252");
-    // A character first in a write is taken too, and reported by the next call.
-    assert_eq!(writer.write("☃".as_bytes()).unwrap(), 3);
-    let error = writer.flush().unwrap_err();
-    assert_eq!(unencodable(&error), ('☃', 5));
+    // The same input again goes on past the reported character.
+    assert_eq!(writer.write("☃c".as_bytes()).unwrap(), 4);
+    // A character first in a write is reported by that write, which takes nothing.
+    let error = writer.write("☃".as_bytes()).unwrap_err();
+    assert_eq!(unencodable(&error), ('☃', 6));
+    // Input that does not start with it goes on after it.
     writer.write_all("c€".as_bytes()).unwrap();
     writer.finish().unwrap();
-    assert_eq!(writer.get_ref(), b"abc\x80");
+    assert_eq!(writer.get_ref(), b"abcc\x80");
 }
 
 fn wpt_json(name: &str) -> serde_json::Value {

@@ -7,9 +7,8 @@ use core::pin::Pin;
 use std::io;
 use std::task::{Context, Poll, ready};
 
-use super::{
-    DEFAULT_BUFFER_SIZE, DecodeWriteCore, EncodeWriteCore, ReadCore, WriteCore, poll_finish, poll_write, poll_write_out,
-};
+use super::DEFAULT_BUFFER_SIZE;
+use super::core::{DecodeWriteCore, EncodeWriteCore, ReadCore};
 use crate::decoder::DecoderOptions;
 use crate::encoder::{EncoderErrorMode, NoEncoder};
 use crate::encoding::Encoding;
@@ -139,11 +138,7 @@ impl<R: futures_io::AsyncRead + Unpin> futures_io::AsyncRead for AsyncDecodeRead
         }
         let this = self.get_mut();
         ready!(this.poll_fill_futures(cx))?;
-        let available = this.core.output.pending();
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        this.core.consume(n);
-        Poll::Ready(Ok(n))
+        Poll::Ready(Ok(this.core.read_into(buf)))
     }
 }
 
@@ -152,7 +147,7 @@ impl<R: futures_io::AsyncRead + Unpin> futures_io::AsyncBufRead for AsyncDecodeR
     fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
         let this = self.get_mut();
         ready!(this.poll_fill_futures(cx))?;
-        Poll::Ready(Ok(this.core.output.pending()))
+        Poll::Ready(Ok(this.core.text()))
     }
 
     fn consume(self: Pin<&mut Self>, amount: usize) {
@@ -168,10 +163,8 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for AsyncDecodeReader
         }
         let this = self.get_mut();
         ready!(this.poll_fill_tokio(cx))?;
-        let available = this.core.output.pending();
-        let n = available.len().min(buf.remaining());
-        buf.put_slice(&available[..n]);
-        this.core.consume(n);
+        let n = this.core.read_into(buf.initialize_unfilled());
+        buf.advance(n);
         Poll::Ready(Ok(()))
     }
 }
@@ -181,7 +174,7 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncBufRead for AsyncDecodeRea
     fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
         let this = self.get_mut();
         ready!(this.poll_fill_tokio(cx))?;
-        Poll::Ready(Ok(this.core.output.pending()))
+        Poll::Ready(Ok(this.core.text()))
     }
 
     fn consume(self: Pin<&mut Self>, amount: usize) {
@@ -284,7 +277,10 @@ impl<W> AsyncDecodeWriter<W> {
         encoding: &'static Encoding,
         options: DecoderOptions,
     ) -> AsyncDecodeWriter<W> {
-        AsyncDecodeWriter { inner, core: DecodeWriteCore::new(encoding, options, size) }
+        AsyncDecodeWriter {
+            inner,
+            core: DecodeWriteCore::new("whatenc::io::AsyncDecodeWriter", encoding, options, size),
+        }
     }
 
     /// The encoding being decoded: the one given, or the one a sniffed BOM chose.
@@ -336,13 +332,15 @@ impl<W> AsyncDecodeWriter<W> {
     }
 
     /// The inner writer. Close or shut down the adaptor first: text still buffered
-    /// is dropped.
+    /// is dropped, and so is an error not yet reported.
     ///
     /// ```
     /// assert!(whatenc::io::AsyncDecodeWriter::new(Vec::<u8>::new(), whatenc::EUC_JP).into_inner().is_empty());
     /// ```
     pub fn into_inner(self) -> W {
-        self.inner
+        let AsyncDecodeWriter { inner, mut core } = self;
+        core.unwatch();
+        inner
     }
 }
 
@@ -407,7 +405,10 @@ impl<W> AsyncEncodeWriter<W> {
         encoding: &'static Encoding,
         mode: EncoderErrorMode,
     ) -> Result<AsyncEncodeWriter<W>, NoEncoder> {
-        Ok(AsyncEncodeWriter { inner, core: EncodeWriteCore::new(encoding, mode, size)? })
+        Ok(AsyncEncodeWriter {
+            inner,
+            core: EncodeWriteCore::new("whatenc::io::AsyncEncodeWriter", encoding, mode, size)?,
+        })
     }
 
     /// The encoding written.
@@ -465,7 +466,7 @@ impl<W> AsyncEncodeWriter<W> {
     }
 
     /// The inner writer. Close or shut down the adaptor first: bytes still buffered
-    /// are dropped.
+    /// are dropped, and so is an error not yet reported.
     ///
     /// ```
     /// use whatenc::{io::AsyncEncodeWriter, EncoderErrorMode, BIG5};
@@ -473,7 +474,9 @@ impl<W> AsyncEncodeWriter<W> {
     /// assert!(writer.into_inner().is_empty());
     /// ```
     pub fn into_inner(self) -> W {
-        self.inner
+        let AsyncEncodeWriter { inner, mut core } = self;
+        core.unwatch();
+        inner
     }
 }
 
@@ -485,20 +488,20 @@ macro_rules! async_write_impls {
             fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
                 let this = self.get_mut();
                 let inner = &mut this.inner;
-                poll_write(&mut this.core, buf, |b| Pin::new(&mut *inner).poll_write(cx, b))
+                this.core.poll_write(buf, |b| Pin::new(&mut *inner).poll_write(cx, b))
             }
 
             fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
                 let this = self.get_mut();
                 let inner = &mut this.inner;
-                ready!(poll_write_out(&mut this.core, |b| Pin::new(&mut *inner).poll_write(cx, b)))?;
+                ready!(this.core.poll_write_out(|b| Pin::new(&mut *inner).poll_write(cx, b)))?;
                 Pin::new(inner).poll_flush(cx)
             }
 
             fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
                 let this = self.get_mut();
                 let inner = &mut this.inner;
-                ready!(poll_finish(&mut this.core, |b| Pin::new(&mut *inner).poll_write(cx, b)))?;
+                ready!(this.core.poll_finish(|b| Pin::new(&mut *inner).poll_write(cx, b)))?;
                 Pin::new(inner).poll_close(cx)
             }
         }
@@ -508,20 +511,20 @@ macro_rules! async_write_impls {
             fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
                 let this = self.get_mut();
                 let inner = &mut this.inner;
-                poll_write(&mut this.core, buf, |b| Pin::new(&mut *inner).poll_write(cx, b))
+                this.core.poll_write(buf, |b| Pin::new(&mut *inner).poll_write(cx, b))
             }
 
             fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
                 let this = self.get_mut();
                 let inner = &mut this.inner;
-                ready!(poll_write_out(&mut this.core, |b| Pin::new(&mut *inner).poll_write(cx, b)))?;
+                ready!(this.core.poll_write_out(|b| Pin::new(&mut *inner).poll_write(cx, b)))?;
                 Pin::new(inner).poll_flush(cx)
             }
 
             fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
                 let this = self.get_mut();
                 let inner = &mut this.inner;
-                ready!(poll_finish(&mut this.core, |b| Pin::new(&mut *inner).poll_write(cx, b)))?;
+                ready!(this.core.poll_finish(|b| Pin::new(&mut *inner).poll_write(cx, b)))?;
                 Pin::new(inner).poll_shutdown(cx)
             }
         }

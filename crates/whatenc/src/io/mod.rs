@@ -5,26 +5,55 @@
 //! ([`EncodeWriter`]).
 //!
 //! Every adaptor works in fixed-size buffers, whatever the length of the input.
-//! Inner readers and writers may return one byte at a time, short writes or
-//! [`io::ErrorKind::Interrupted`] (which the adaptors retry): nothing is lost or
-//! repeated.
+//! Inner readers and writers may return one byte at a time, short writes,
+//! [`io::ErrorKind::Interrupted`] (which the adaptors retry), `WouldBlock`,
+//! `Pending` or any other error: nothing is lost or repeated, and calling again
+//! goes on where the failed call left off.
 //!
-//! Errors:
-//! - a malformed sequence, in "fatal" mode, is [`io::ErrorKind::InvalidData`] with a
-//!   [`DecodeError`] inside (its byte offset from the start of the stream); a reader
-//!   reports it after handing out all the text decoded before it;
-//! - a character an [`EncodeWriter`] in "fatal" mode cannot encode is
+//! All the adaptors share one sans-IO core (buffers, state machine, errors); the
+//! `std::io`, `futures-io` and tokio types are thin shells over it, so the contract
+//! below holds for each of them alike.
+//!
+//! # Errors in the data
+//!
+//! - A malformed sequence, in "fatal" mode, is [`io::ErrorKind::InvalidData`] with a
+//!   [`DecodeError`](crate::DecodeError) inside (its byte offset from the start of the stream).
+//! - A character an [`EncodeWriter`] in "fatal" mode cannot encode is
 //!   [`io::ErrorKind::InvalidData`] with an [`UnencodableError`] inside, naming the
-//!   character and its offset in the text.
+//!   character and its offset in the text. Bytes given to an `EncodeWriter` that are
+//!   not UTF-8 are `InvalidData` errors too, in either mode.
 //!
-//! After an error, the adaptors go on with the input that follows the malformed
-//! sequence or the unencodable character.
+//! A reader reports an error after handing out all the text decoded before it,
+//! and goes on after the bad input with the next call.
 //!
-//! Writers must be finished with `finish()` (or, async, closed/shut down): that ends
-//! the stream, where a truncated sequence is one last error. `flush()` writes out
-//! what is complete and flushes the inner writer without ending the stream. Dropping
-//! an unfinished writer finishes it as well as it can, ignoring errors, as
-//! `std::io::BufWriter` does with its buffer.
+//! A writer never lets an error go unreported while it counts the bad input as
+//! taken:
+//! - the `write` that meets bad input takes the input before it and returns `Ok`;
+//! - the next call (`write`, `flush` or `finish`) returns the error and, as
+//!   [`io::Write`] has it for any error, takes nothing;
+//! - a `write` whose input starts with the bad input again (the same input, sent
+//!   again) goes on past it; input that starts otherwise goes on right after it.
+//!
+//! So `write_all` cannot return `Ok` over bad input: it returns the error, whose
+//! offset says where the stream stopped. [`EncodeWriter::write_str`] takes the
+//! unencodable character with its error instead, and says so.
+//!
+//! # Finishing
+//!
+//! Writers must be finished with `finish()` (or, async, closed or shut down): that
+//! ends the stream, where a sequence cut by the end is one last error. `flush()`
+//! writes out what is complete and flushes the inner writer without ending the
+//! stream. `into_inner()` finishes, and on an error hands the writer back inside an
+//! [`IntoInnerError`], as [`std::io::BufWriter::into_inner`] does.
+//!
+//! Dropping an unfinished sync writer finishes it as well as it can, as
+//! `BufWriter` does with its buffer, ignoring I/O errors. An async writer cannot
+//! write while it is dropped: what it buffers is lost, as with tokio's `BufWriter`.
+//! An error in the data that the caller never saw (the error of a `write` that was
+//! never followed by another call, or a stream cut inside a sequence in "fatal"
+//! mode, or inside a UTF-8 character given to an `EncodeWriter`) cannot be returned
+//! by a drop: **in debug builds, dropping the writer then panics**, so that the
+//! missing `finish` is found in testing; in release builds the error is lost.
 //!
 //! Features: `futures-io` and `tokio` add [`AsyncDecodeReader`], [`AsyncDecodeWriter`]
 //! and [`AsyncEncodeWriter`] implementing those crates' traits; `stream` adds
@@ -55,15 +84,16 @@
 //! assert_eq!(writer.into_inner().unwrap(), b"caf\xE9 &#9731;");
 //! ```
 
-use std::boxed::Box;
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 use std::task::Poll;
-use std::vec;
 
-use crate::decoder::{DecodeError, Decoder, DecoderOptions, DecoderResult};
-use crate::encoder::{Encoder, EncoderErrorMode, EncoderResult, NoEncoder};
+use crate::decoder::DecoderOptions;
+use crate::encoder::{EncoderErrorMode, NoEncoder};
 use crate::encoding::Encoding;
+
+mod core;
+use self::core::{Convert, DecodeWriteCore, EncodeWriteCore, ReadCore, WriteCore, ready};
 
 #[cfg(any(feature = "futures-io", feature = "tokio"))]
 mod async_io;
@@ -91,10 +121,6 @@ pub const DEFAULT_BUFFER_SIZE: usize = 8 * 1024;
 /// assert_eq!(writer.capacity(), whatenc::io::MIN_BUFFER_SIZE);
 /// ```
 pub const MIN_BUFFER_SIZE: usize = 64;
-
-/// The room an output buffer keeps free before a decoding or encoding step: enough
-/// for every step of every decoder (4 bytes) and encoder (14 bytes) to progress.
-const MIN_ROOM: usize = 32;
 
 /// A character that an [`EncodeWriter`] (or its async and stream twins) in "fatal"
 /// mode cannot encode, and where it is in the text.
@@ -132,167 +158,11 @@ impl fmt::Display for UnencodableError {
 
 impl std::error::Error for UnencodableError {}
 
-fn invalid_data<E: std::error::Error + Send + Sync + 'static>(error: E) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, error)
-}
-
-/// A fixed-size byte buffer: `buf[start..end]` waits to be handed on.
-#[derive(Debug)]
-pub(crate) struct OutBuf {
-    buf: Box<[u8]>,
-    start: usize,
-    end: usize,
-}
-
-impl OutBuf {
-    fn new(size: usize) -> OutBuf {
-        OutBuf { buf: vec![0; size.max(MIN_BUFFER_SIZE)].into_boxed_slice(), start: 0, end: 0 }
-    }
-
-    pub(crate) fn pending(&self) -> &[u8] {
-        &self.buf[self.start..self.end]
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.start == self.end
-    }
-
-    pub(crate) fn advance(&mut self, n: usize) {
-        self.start = (self.start + n).min(self.end);
-        if self.start == self.end {
-            self.start = 0;
-            self.end = 0;
-        }
-    }
-
-    /// Whether the free room is too small for the next step.
-    pub(crate) fn needs_drain(&self) -> bool {
-        self.buf.len() - self.end < MIN_ROOM
-    }
-
-    fn spare(&mut self) -> &mut [u8] {
-        &mut self.buf[self.end..]
-    }
-
-    fn capacity(&self) -> usize {
-        self.buf.len()
-    }
-}
-
-/// Writes out `out` (all of it, or until it has room again) with `write`, which
-/// may return `Pending`. `Interrupted` is retried; `Ok(0)` is `WriteZero`.
-pub(crate) fn poll_drain<F>(out: &mut OutBuf, all: bool, mut write: F) -> Poll<io::Result<()>>
-where
-    F: FnMut(&[u8]) -> Poll<io::Result<usize>>,
-{
-    while (all && !out.is_empty()) || out.needs_drain() {
-        match write(out.pending()) {
-            Poll::Pending => return Poll::Pending,
-            Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
-            Poll::Ready(Ok(n)) => out.advance(n),
-            Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-        }
-    }
-    Poll::Ready(Ok(()))
-}
-
-/// The outcome of a blocking call of a `poll_*` helper.
-fn ready<T>(poll: Poll<io::Result<T>>) -> io::Result<T> {
-    match poll {
-        Poll::Ready(result) => result,
-        Poll::Pending => Err(io::ErrorKind::WouldBlock.into()),
-    }
-}
-
-/// The state of a decoding reader, without the reader: bytes in, UTF-8 out.
-#[derive(Debug)]
-pub(crate) struct ReadCore {
-    decoder: Decoder,
-    input: Box<[u8]>,
-    in_start: usize,
-    in_end: usize,
-    pub(crate) output: OutBuf,
-    /// The inner reader has ended.
-    eof: bool,
-    /// The decoder has processed end-of-stream.
-    done: bool,
-    /// An error to report once the text before it has been read.
-    error: Option<DecodeError>,
-}
-
-impl ReadCore {
-    pub(crate) fn new(encoding: &'static Encoding, options: DecoderOptions, size: usize) -> ReadCore {
-        let size = size.max(MIN_BUFFER_SIZE);
-        ReadCore {
-            decoder: encoding.new_decoder_with(options),
-            input: vec![0; size].into_boxed_slice(),
-            in_start: 0,
-            in_end: 0,
-            output: OutBuf::new(size),
-            eof: false,
-            done: false,
-            error: None,
-        }
-    }
-
-    pub(crate) fn encoding(&self) -> &'static Encoding {
-        self.decoder.encoding()
-    }
-
-    pub(crate) fn capacity(&self) -> usize {
-        self.input.len() + self.output.capacity()
-    }
-
-    /// Makes output ready (or finds the end of the text, or an error), reading more
-    /// input with `read` as needed. `read` fills the slice it is given and returns
-    /// the byte count, 0 at the end.
-    pub(crate) fn poll_fill<F>(&mut self, mut read: F) -> Poll<io::Result<()>>
-    where
-        F: FnMut(&mut [u8]) -> Poll<io::Result<usize>>,
-    {
-        loop {
-            if !self.output.is_empty() || self.done {
-                return Poll::Ready(Ok(()));
-            }
-            if let Some(error) = self.error.take() {
-                return Poll::Ready(Err(invalid_data(error)));
-            }
-            if self.in_start == self.in_end && !self.eof {
-                match read(&mut self.input) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Ok(0)) => self.eof = true,
-                    Poll::Ready(Ok(n)) => {
-                        self.in_start = 0;
-                        self.in_end = n.min(self.input.len());
-                    }
-                    Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                }
-            }
-            let last = self.eof;
-            let input = &self.input[self.in_start..self.in_end];
-            let progress = self.decoder.decode_to_utf8(input, self.output.spare(), last);
-            self.in_start += progress.read;
-            self.output.end += progress.written;
-            match progress.result {
-                DecoderResult::InputEmpty => self.done = last,
-                DecoderResult::OutputFull => {}
-                DecoderResult::Malformed(error) => self.error = Some(error),
-            }
-        }
-    }
-
-    pub(crate) fn consume(&mut self, n: usize) {
-        self.output.advance(n);
-    }
-}
-
 /// A reader of UTF-8: it reads bytes of any encoding from the inner reader and
 /// decodes them ([`Read`] and [`BufRead`]).
 ///
 /// In "fatal" mode a malformed sequence is an [`io::ErrorKind::InvalidData`] error
-/// carrying the [`DecodeError`], returned once all the text before it has been read;
+/// carrying the [`DecodeError`](crate::DecodeError), returned once all the text before it has been read;
 /// reading on goes on after the malformed sequence.
 ///
 /// ```
@@ -420,7 +290,7 @@ impl<R: Read> BufRead for DecodeReader<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         let inner = &mut self.inner;
         ready(self.core.poll_fill(|buf| Poll::Ready(inner.read(buf))))?;
-        Ok(self.core.output.pending())
+        Ok(self.core.text())
     }
 
     fn consume(&mut self, amount: usize) {
@@ -433,165 +303,168 @@ impl<R: Read> Read for DecodeReader<R> {
         if buf.is_empty() {
             return Ok(0);
         }
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        self.fill_buf()?;
+        Ok(self.core.read_into(buf))
     }
 }
 
-/// What the decoding and encoding writers share, for the sync and async wrappers.
-pub(crate) trait WriteCore {
-    fn output(&mut self) -> &mut OutBuf;
-    /// Takes input into the output buffer, which has room.
-    fn accept(&mut self, buf: &[u8]) -> io::Result<usize>;
-    /// One step of the end of the stream into the output buffer, which has room:
-    /// `Ok(true)` when the stream is finished.
-    fn finish_step(&mut self) -> io::Result<bool>;
-    /// The error waiting to be reported, if any.
-    fn take_error(&mut self) -> io::Result<()>;
-    /// Puts back an error that could not be reported yet.
-    fn keep_error(&mut self, error: io::Error);
-    fn is_finished(&self) -> bool;
+/// The error of a writer's `into_inner` ([`DecodeWriter::into_inner`],
+/// [`EncodeWriter::into_inner`]): finishing the stream failed, and the writer comes
+/// back with it, with its inner writer and all it holds, as
+/// [`std::io::IntoInnerError`] does for `BufWriter`.
+///
+/// ```
+/// use std::io::Write;
+/// use whatenc::{io::DecodeWriter, DecoderOptions, ErrorMode, UTF_8};
+/// let options = DecoderOptions { mode: ErrorMode::Fatal, ..Default::default() };
+/// let mut writer = DecodeWriter::with_options(Vec::new(), UTF_8, options);
+/// writer.write_all(b"ok\xE2\x82").unwrap();
+/// let error = writer.into_inner().unwrap_err();
+/// assert_eq!(error.error().kind(), std::io::ErrorKind::InvalidData);
+/// // The writer comes back: the stream goes on after the error, and the text is kept.
+/// let writer = error.into_inner();
+/// assert_eq!(writer.into_inner().unwrap(), b"ok");
+/// ```
+pub struct IntoInnerError<A> {
+    adaptor: A,
+    error: io::Error,
 }
 
-/// `write`: makes room in the output buffer, then takes input.
-pub(crate) fn poll_write<C, F>(core: &mut C, buf: &[u8], write: F) -> Poll<io::Result<usize>>
-where
-    C: WriteCore,
-    F: FnMut(&[u8]) -> Poll<io::Result<usize>>,
-{
-    match poll_drain(core.output(), false, write) {
-        Poll::Ready(Ok(())) => Poll::Ready(core.accept(buf)),
-        Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-        Poll::Pending => Poll::Pending,
+impl<A> IntoInnerError<A> {
+    /// The error that made `into_inner` fail.
+    ///
+    /// ```
+    /// # use std::io::Write;
+    /// # use whatenc::{io::EncodeWriter, EncoderErrorMode, UTF_8};
+    /// let mut writer = EncodeWriter::new(Vec::new(), UTF_8, EncoderErrorMode::Fatal).unwrap();
+    /// writer.write_all(b"\xC3").unwrap();
+    /// let error = writer.into_inner().unwrap_err();
+    /// assert_eq!(error.error().kind(), std::io::ErrorKind::InvalidData);
+    /// ```
+    pub fn error(&self) -> &io::Error {
+        &self.error
+    }
+
+    /// The writer whose `into_inner` failed, with everything in it.
+    ///
+    /// ```
+    /// # use std::io::Write;
+    /// # use whatenc::{io::EncodeWriter, EncoderErrorMode, UTF_8};
+    /// let mut writer = EncodeWriter::new(b"kept ".to_vec(), UTF_8, EncoderErrorMode::Fatal).unwrap();
+    /// writer.write_all(b"\xC3").unwrap();
+    /// let writer = writer.into_inner().unwrap_err().into_inner();
+    /// assert_eq!(writer.get_ref(), b"kept ");
+    /// ```
+    pub fn into_inner(self) -> A {
+        self.adaptor
+    }
+
+    /// The error, dropping the writer.
+    ///
+    /// ```
+    /// # use std::io::Write;
+    /// # use whatenc::{io::EncodeWriter, EncoderErrorMode, UTF_8};
+    /// let mut writer = EncodeWriter::new(Vec::new(), UTF_8, EncoderErrorMode::Fatal).unwrap();
+    /// writer.write_all(b"\xC3").unwrap();
+    /// let error: std::io::Error = writer.into_inner().unwrap_err().into_error();
+    /// assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+    /// ```
+    pub fn into_error(self) -> io::Error {
+        self.error
+    }
+
+    /// The error and the writer.
+    ///
+    /// ```
+    /// # use std::io::Write;
+    /// # use whatenc::{io::EncodeWriter, EncoderErrorMode, UTF_8};
+    /// let mut writer = EncodeWriter::new(Vec::new(), UTF_8, EncoderErrorMode::Fatal).unwrap();
+    /// writer.write_all(b"\xC3").unwrap();
+    /// let (error, writer) = writer.into_inner().unwrap_err().into_parts();
+    /// assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+    /// assert_eq!(writer.into_inner().unwrap(), b"");
+    /// ```
+    pub fn into_parts(self) -> (io::Error, A) {
+        (self.error, self.adaptor)
     }
 }
 
-/// `flush` without flushing the inner writer: writes out all output, then reports
-/// a waiting error.
-pub(crate) fn poll_write_out<C, F>(core: &mut C, write: F) -> Poll<io::Result<()>>
-where
-    C: WriteCore,
-    F: FnMut(&[u8]) -> Poll<io::Result<usize>>,
-{
-    match poll_drain(core.output(), true, write) {
-        Poll::Ready(Ok(())) => Poll::Ready(core.take_error()),
-        other => other,
+/// Shows the error only, so that `unwrap` works whatever the writer.
+impl<A> fmt::Debug for IntoInnerError<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IntoInnerError").field("error", &self.error).finish_non_exhaustive()
     }
 }
 
-/// `finish` without flushing the inner writer: processes the end of the stream and
-/// writes out all output. On an error, the output before it is written out first.
-pub(crate) fn poll_finish<C, F>(core: &mut C, mut write: F) -> Poll<io::Result<()>>
-where
-    C: WriteCore,
-    F: FnMut(&[u8]) -> Poll<io::Result<usize>>,
-{
-    loop {
-        match poll_drain(core.output(), false, &mut write) {
-            Poll::Ready(Ok(())) => {}
-            other => return other,
-        }
-        match core.finish_step() {
-            Ok(true) => break,
-            Ok(false) => {}
-            Err(error) => {
-                return match poll_drain(core.output(), true, &mut write) {
-                    Poll::Ready(Ok(())) => Poll::Ready(Err(error)),
-                    other => {
-                        core.keep_error(error);
-                        other
-                    }
-                };
-            }
-        }
+impl<A> fmt::Display for IntoInnerError<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
     }
-    poll_drain(core.output(), true, write)
 }
 
-/// The state of a decoding writer, without the writer.
+impl<A> std::error::Error for IntoInnerError<A> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl<A> From<IntoInnerError<A>> for io::Error {
+    fn from(error: IntoInnerError<A>) -> io::Error {
+        error.error
+    }
+}
+
+/// The inner writer and core of a sync writer; the bodies of the methods both
+/// writers share.
 #[derive(Debug)]
-pub(crate) struct DecodeWriteCore {
-    decoder: Decoder,
-    output: OutBuf,
-    error: Option<io::Error>,
-    finished: bool,
+struct SyncWriter<W: Write, C: Convert> {
+    /// `None` once `into_inner` has taken it.
+    inner: Option<W>,
+    core: WriteCore<C>,
 }
 
-impl DecodeWriteCore {
-    pub(crate) fn new(encoding: &'static Encoding, options: DecoderOptions, size: usize) -> DecodeWriteCore {
-        DecodeWriteCore {
-            decoder: encoding.new_decoder_with(options),
-            output: OutBuf::new(size),
-            error: None,
-            finished: false,
+impl<W: Write, C: Convert> SyncWriter<W, C> {
+    fn inner(&mut self) -> &mut W {
+        self.inner.as_mut().expect("inner writer present until into_inner")
+    }
+
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
+        ready(self.core.poll_write(buf, |b| Poll::Ready(inner.write(b))))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
+        ready(self.core.poll_write_out(|b| Poll::Ready(inner.write(b))))?;
+        inner.flush()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
+        ready(self.core.poll_finish(|b| Poll::Ready(inner.write(b))))?;
+        inner.flush()
+    }
+
+    /// Finishes as well as it can, as the writer is dropped: past errors in the text
+    /// (the first of which, never seen by the caller, panics in debug builds once
+    /// the stream is finished), but not past an I/O error.
+    fn drop_unfinished(&mut self) {
+        if self.inner.is_none() || self.core.is_finished() || std::thread::panicking() {
+            return;
         }
-    }
-
-    pub(crate) fn encoding(&self) -> &'static Encoding {
-        self.decoder.encoding()
-    }
-
-    pub(crate) fn capacity(&self) -> usize {
-        self.output.capacity()
-    }
-}
-
-impl WriteCore for DecodeWriteCore {
-    fn output(&mut self) -> &mut OutBuf {
-        &mut self.output
-    }
-
-    /// A malformed sequence is reported now if it is the first thing in `buf`, else
-    /// by the next call (so that an error never comes with bytes taken).
-    fn accept(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.take_error()?;
-        if self.finished {
-            return Err(io::Error::other("write after finish"));
-        }
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        let progress = self.decoder.decode_to_utf8(buf, self.output.spare(), false);
-        self.output.end += progress.written;
-        if let DecoderResult::Malformed(error) = progress.result {
-            if progress.read == 0 {
-                return Err(invalid_data(error));
+        let mut unreported = None;
+        // A waiting error, then the end of the stream's: at most two before success.
+        for _ in 0..3 {
+            match self.finish() {
+                Err(error) if error.kind() == io::ErrorKind::InvalidData => {
+                    unreported.get_or_insert(error);
+                }
+                _ => break,
             }
-            self.error = Some(invalid_data(error));
         }
-        Ok(progress.read)
-    }
-
-    fn finish_step(&mut self) -> io::Result<bool> {
-        self.take_error()?;
-        if self.finished {
-            return Ok(true);
+        if let Some(error) = unreported {
+            self.core.dropped_with(error);
         }
-        let progress = self.decoder.decode_to_utf8(&[], self.output.spare(), true);
-        self.output.end += progress.written;
-        match progress.result {
-            DecoderResult::InputEmpty => {
-                self.finished = true;
-                Ok(true)
-            }
-            DecoderResult::OutputFull => Ok(false),
-            DecoderResult::Malformed(error) => Err(invalid_data(error)),
-        }
-    }
-
-    fn take_error(&mut self) -> io::Result<()> {
-        self.error.take().map_or(Ok(()), Err)
-    }
-
-    fn keep_error(&mut self, error: io::Error) {
-        self.error = Some(error);
-    }
-
-    fn is_finished(&self) -> bool {
-        self.finished
     }
 }
 
@@ -601,7 +474,7 @@ impl WriteCore for DecodeWriteCore {
 /// `write` never writes to the inner writer unless its buffer needs room, so an
 /// error from the inner writer never comes with input taken. In "fatal" mode, a
 /// malformed sequence is an [`io::ErrorKind::InvalidData`] error (with the
-/// [`DecodeError`]) from the next call of `write`, `flush` or `finish`. Call
+/// [`DecodeError`](crate::DecodeError)), reported as the [module](self#errors-in-the-data) says. Call
 /// [`DecodeWriter::finish`] at the end.
 ///
 /// ```
@@ -614,8 +487,7 @@ impl WriteCore for DecodeWriteCore {
 /// ```
 #[derive(Debug)]
 pub struct DecodeWriter<W: Write> {
-    inner: Option<W>,
-    core: DecodeWriteCore,
+    shell: SyncWriter<W, self::core::DecodeConvert>,
 }
 
 impl<W: Write> DecodeWriter<W> {
@@ -658,7 +530,12 @@ impl<W: Write> DecodeWriter<W> {
         encoding: &'static Encoding,
         options: DecoderOptions,
     ) -> DecodeWriter<W> {
-        DecodeWriter { inner: Some(inner), core: DecodeWriteCore::new(encoding, options, size) }
+        DecodeWriter {
+            shell: SyncWriter {
+                inner: Some(inner),
+                core: DecodeWriteCore::new("whatenc::io::DecodeWriter", encoding, options, size),
+            },
+        }
     }
 
     /// The encoding being decoded: the one given, or the one a sniffed BOM chose.
@@ -668,7 +545,7 @@ impl<W: Write> DecodeWriter<W> {
     /// assert_eq!(writer.encoding(), whatenc::BIG5);
     /// ```
     pub fn encoding(&self) -> &'static Encoding {
-        self.core.encoding()
+        self.shell.core.encoding()
     }
 
     /// The bytes of memory held in buffers: fixed when the writer is made.
@@ -678,7 +555,7 @@ impl<W: Write> DecodeWriter<W> {
     /// assert_eq!(writer.capacity(), whatenc::io::DEFAULT_BUFFER_SIZE);
     /// ```
     pub fn capacity(&self) -> usize {
-        self.core.capacity()
+        self.shell.core.capacity()
     }
 
     /// The inner writer.
@@ -688,7 +565,7 @@ impl<W: Write> DecodeWriter<W> {
     /// assert!(writer.get_ref().is_empty());
     /// ```
     pub fn get_ref(&self) -> &W {
-        self.inner.as_ref().expect("inner writer present until into_inner")
+        self.shell.inner.as_ref().expect("inner writer present until into_inner")
     }
 
     /// The inner writer, mutably (writing to it directly skips the buffered text).
@@ -698,7 +575,7 @@ impl<W: Write> DecodeWriter<W> {
     /// writer.get_mut().clear();
     /// ```
     pub fn get_mut(&mut self) -> &mut W {
-        self.inner.as_mut().expect("inner writer present until into_inner")
+        self.shell.inner()
     }
 
     /// Ends the stream: processes end-of-stream (a truncated sequence is U+FFFD, or
@@ -714,9 +591,7 @@ impl<W: Write> DecodeWriter<W> {
     /// assert_eq!(writer.get_ref(), "a\u{FFFD}".as_bytes());
     /// ```
     pub fn finish(&mut self) -> io::Result<()> {
-        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
-        ready(poll_finish(&mut self.core, |b| Poll::Ready(inner.write(b))))?;
-        inner.flush()
+        self.shell.finish()
     }
 
     /// Finishes the stream ([`DecodeWriter::finish`]) and returns the inner writer.
@@ -727,212 +602,31 @@ impl<W: Write> DecodeWriter<W> {
     /// writer.write_all(b"\xE1").unwrap();
     /// assert_eq!(writer.into_inner().unwrap(), "α".as_bytes());
     /// ```
-    pub fn into_inner(mut self) -> io::Result<W> {
-        self.finish()?;
-        Ok(self.inner.take().expect("inner writer present until into_inner"))
+    // The writer comes back whole in the error, as in std's `BufWriter::into_inner`.
+    #[allow(clippy::result_large_err)]
+    pub fn into_inner(mut self) -> Result<W, IntoInnerError<Self>> {
+        match self.finish() {
+            Ok(()) => Ok(self.shell.inner.take().expect("inner writer present until into_inner")),
+            Err(error) => Err(IntoInnerError { adaptor: self, error }),
+        }
     }
 }
 
 impl<W: Write> Write for DecodeWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
-        ready(poll_write(&mut self.core, buf, |b| Poll::Ready(inner.write(b))))
+        self.shell.write(buf)
     }
 
     /// Writes out the text decoded so far and flushes the inner writer; the stream
     /// goes on (a sequence cut by the end of the input so far stays pending).
     fn flush(&mut self) -> io::Result<()> {
-        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
-        ready(poll_write_out(&mut self.core, |b| Poll::Ready(inner.write(b))))?;
-        inner.flush()
+        self.shell.flush()
     }
 }
 
 impl<W: Write> Drop for DecodeWriter<W> {
     fn drop(&mut self) {
-        if self.inner.is_some() && !self.core.is_finished() && !std::thread::panicking() {
-            let _ = self.finish();
-        }
-    }
-}
-
-/// The UTF-8 length of a sequence that starts with `lead`, or 0 if `lead` cannot
-/// start one.
-fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0x00..=0x7F => 1,
-        0xC2..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        0xF0..=0xF4 => 4,
-        _ => 0,
-    }
-}
-
-fn invalid_utf8() -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, "the text is not valid UTF-8")
-}
-
-/// The state of an encoding writer, without the writer.
-#[derive(Debug)]
-pub(crate) struct EncodeWriteCore {
-    encoder: Encoder,
-    output: OutBuf,
-    /// The start of a character cut by the end of an `io::Write::write`.
-    partial: [u8; 4],
-    partial_len: usize,
-    /// Bytes of text consumed.
-    position: u64,
-    error: Option<io::Error>,
-    finished: bool,
-}
-
-impl EncodeWriteCore {
-    pub(crate) fn new(
-        encoding: &'static Encoding,
-        mode: EncoderErrorMode,
-        size: usize,
-    ) -> Result<EncodeWriteCore, NoEncoder> {
-        Ok(EncodeWriteCore {
-            encoder: encoding.new_encoder_with(mode)?,
-            output: OutBuf::new(size),
-            partial: [0; 4],
-            partial_len: 0,
-            position: 0,
-            error: None,
-            finished: false,
-        })
-    }
-
-    pub(crate) fn encoding(&self) -> &'static Encoding {
-        self.encoder.encoding()
-    }
-
-    pub(crate) fn capacity(&self) -> usize {
-        self.output.capacity()
-    }
-
-    fn check_open(&mut self) -> io::Result<()> {
-        self.take_error()?;
-        if self.finished {
-            return Err(io::Error::other("write after finish"));
-        }
-        Ok(())
-    }
-
-    /// Encodes from `text` into the output buffer, which has room: the bytes of
-    /// `text` taken, and the character that could not be encoded ("fatal" mode; it
-    /// is the last character taken).
-    fn encode(&mut self, text: &str) -> (usize, Option<UnencodableError>) {
-        let progress = self.encoder.encode_from_utf8(text, self.output.spare(), false);
-        self.output.end += progress.written;
-        self.position += progress.read as u64;
-        match progress.result {
-            EncoderResult::Unmappable(character) => {
-                let offset = self.position - character.len_utf8() as u64;
-                (progress.read, Some(UnencodableError { character, offset, encoding: self.encoding() }))
-            }
-            _ => (progress.read, None),
-        }
-    }
-
-    /// `write_str`'s step: like `accept`, but an unencodable character is reported
-    /// at once (with the text before it, and the character, taken).
-    pub(crate) fn accept_str(&mut self, text: &str) -> io::Result<usize> {
-        self.check_open()?;
-        if self.partial_len != 0 {
-            return Err(invalid_utf8());
-        }
-        match self.encode(text) {
-            (_, Some(error)) => Err(invalid_data(error)),
-            (read, None) => Ok(read),
-        }
-    }
-}
-
-impl WriteCore for EncodeWriteCore {
-    fn output(&mut self) -> &mut OutBuf {
-        &mut self.output
-    }
-
-    /// Encodes from UTF-8 bytes. An unencodable character is taken, and reported by
-    /// the next call (so that an error never comes with bytes taken).
-    fn accept(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.check_open()?;
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        if self.partial_len != 0 {
-            // Complete the character cut by the previous call.
-            let need = utf8_len(self.partial[0]);
-            let take = (need - self.partial_len).min(buf.len());
-            let mut bytes = self.partial;
-            bytes[self.partial_len..self.partial_len + take].copy_from_slice(&buf[..take]);
-            let len = self.partial_len + take;
-            return match core::str::from_utf8(&bytes[..len]) {
-                Ok(text) => {
-                    self.partial_len = 0;
-                    if let (_, Some(error)) = self.encode(text) {
-                        self.error = Some(invalid_data(error));
-                    }
-                    Ok(take)
-                }
-                Err(e) if e.error_len().is_none() => {
-                    self.partial = bytes;
-                    self.partial_len = len;
-                    Ok(take)
-                }
-                Err(_) => Err(invalid_utf8()),
-            };
-        }
-        let text = match core::str::from_utf8(buf) {
-            Ok(text) => text,
-            Err(e) if e.valid_up_to() != 0 => {
-                core::str::from_utf8(&buf[..e.valid_up_to()]).map_err(|_| invalid_utf8())?
-            }
-            Err(e) if e.error_len().is_none() => {
-                // Only the start of a character: keep it for the next call.
-                self.partial[..buf.len()].copy_from_slice(buf);
-                self.partial_len = buf.len();
-                return Ok(buf.len());
-            }
-            Err(_) => return Err(invalid_utf8()),
-        };
-        match self.encode(text) {
-            (read, Some(error)) => {
-                self.error = Some(invalid_data(error));
-                Ok(read)
-            }
-            (read, None) => Ok(read),
-        }
-    }
-
-    fn finish_step(&mut self) -> io::Result<bool> {
-        self.take_error()?;
-        if self.finished {
-            return Ok(true);
-        }
-        if self.partial_len != 0 {
-            self.partial_len = 0;
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "the text ends inside a UTF-8 sequence"));
-        }
-        let progress = self.encoder.encode_from_utf8("", self.output.spare(), true);
-        self.output.end += progress.written;
-        if progress.result == EncoderResult::InputEmpty {
-            self.finished = true;
-        }
-        Ok(self.finished)
-    }
-
-    fn take_error(&mut self) -> io::Result<()> {
-        self.error.take().map_or(Ok(()), Err)
-    }
-
-    fn keep_error(&mut self, error: io::Error) {
-        self.error = Some(error);
-    }
-
-    fn is_finished(&self) -> bool {
-        self.finished
+        self.shell.drop_unfinished();
     }
 }
 
@@ -945,9 +639,10 @@ impl WriteCore for EncodeWriteCore {
 ///
 /// In "html" mode a character the encoding cannot represent is written as `&#N;`;
 /// in "fatal" mode it is an [`io::ErrorKind::InvalidData`] error carrying an
-/// [`UnencodableError`]: from `write_str` at once; from `write`, which takes the
-/// character, by the next call of `write`, `flush` or `finish` (an error never comes
-/// with bytes taken). Call [`EncodeWriter::finish`] at the end.
+/// [`UnencodableError`]: from `write_str` at once, with the character taken; from
+/// `write` as the [module](self#errors-in-the-data) says (the error takes nothing,
+/// and the same input sent again goes on past the character). Call
+/// [`EncodeWriter::finish`] at the end.
 ///
 /// ```
 /// use std::io::Write;
@@ -959,8 +654,7 @@ impl WriteCore for EncodeWriteCore {
 /// ```
 #[derive(Debug)]
 pub struct EncodeWriter<W: Write> {
-    inner: Option<W>,
-    core: EncodeWriteCore,
+    shell: SyncWriter<W, self::core::EncodeConvert>,
 }
 
 impl<W: Write> EncodeWriter<W> {
@@ -989,7 +683,12 @@ impl<W: Write> EncodeWriter<W> {
         encoding: &'static Encoding,
         mode: EncoderErrorMode,
     ) -> Result<EncodeWriter<W>, NoEncoder> {
-        Ok(EncodeWriter { inner: Some(inner), core: EncodeWriteCore::new(encoding, mode, size)? })
+        Ok(EncodeWriter {
+            shell: SyncWriter {
+                inner: Some(inner),
+                core: EncodeWriteCore::new("whatenc::io::EncodeWriter", encoding, mode, size)?,
+            },
+        })
     }
 
     /// The encoding written.
@@ -999,7 +698,7 @@ impl<W: Write> EncodeWriter<W> {
     /// assert_eq!(EncodeWriter::new(Vec::new(), GBK, EncoderErrorMode::Html).unwrap().encoding(), GBK);
     /// ```
     pub fn encoding(&self) -> &'static Encoding {
-        self.core.encoding()
+        self.shell.core.encoding()
     }
 
     /// The bytes of memory held in buffers: fixed when the writer is made.
@@ -1010,7 +709,7 @@ impl<W: Write> EncodeWriter<W> {
     /// assert_eq!(writer.capacity(), whatenc::io::DEFAULT_BUFFER_SIZE);
     /// ```
     pub fn capacity(&self) -> usize {
-        self.core.capacity()
+        self.shell.core.capacity()
     }
 
     /// The inner writer.
@@ -1021,7 +720,7 @@ impl<W: Write> EncodeWriter<W> {
     /// assert!(writer.get_ref().is_empty());
     /// ```
     pub fn get_ref(&self) -> &W {
-        self.inner.as_ref().expect("inner writer present until into_inner")
+        self.shell.inner.as_ref().expect("inner writer present until into_inner")
     }
 
     /// The inner writer, mutably (writing to it directly skips the buffered bytes).
@@ -1032,7 +731,7 @@ impl<W: Write> EncodeWriter<W> {
     /// writer.get_mut().clear();
     /// ```
     pub fn get_mut(&mut self) -> &mut W {
-        self.inner.as_mut().expect("inner writer present until into_inner")
+        self.shell.inner()
     }
 
     /// Encodes all of `text`. In "fatal" mode an unencodable character is an error
@@ -1048,14 +747,8 @@ impl<W: Write> EncodeWriter<W> {
     /// assert_eq!(writer.get_ref(), b"\xC4\xEE\xEC\x88\x88 ");
     /// ```
     pub fn write_str(&mut self, text: &str) -> io::Result<()> {
-        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
-        let mut rest = text;
-        while !rest.is_empty() {
-            ready(poll_drain(self.core.output(), false, |b| Poll::Ready(inner.write(b))))?;
-            let read = self.core.accept_str(rest)?;
-            rest = &rest[read..];
-        }
-        Ok(())
+        let inner = self.shell.inner.as_mut().expect("inner writer present until into_inner");
+        ready(self.shell.core.poll_write_str(text, |b| Poll::Ready(inner.write(b))))
     }
 
     /// Ends the stream: ISO-2022-JP returns to ASCII, everything is written out and
@@ -1071,9 +764,7 @@ impl<W: Write> EncodeWriter<W> {
     /// assert_eq!(writer.get_ref(), b"\x1B(J\\\x1B(B");
     /// ```
     pub fn finish(&mut self) -> io::Result<()> {
-        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
-        ready(poll_finish(&mut self.core, |b| Poll::Ready(inner.write(b))))?;
-        inner.flush()
+        self.shell.finish()
     }
 
     /// Finishes the stream ([`EncodeWriter::finish`]) and returns the inner writer.
@@ -1084,31 +775,30 @@ impl<W: Write> EncodeWriter<W> {
     /// writer.write_str("€").unwrap();
     /// assert_eq!(writer.into_inner().unwrap(), b"\xA2\xE3");
     /// ```
-    pub fn into_inner(mut self) -> io::Result<W> {
-        self.finish()?;
-        Ok(self.inner.take().expect("inner writer present until into_inner"))
+    // The writer comes back whole in the error, as in std's `BufWriter::into_inner`.
+    #[allow(clippy::result_large_err)]
+    pub fn into_inner(mut self) -> Result<W, IntoInnerError<Self>> {
+        match self.finish() {
+            Ok(()) => Ok(self.shell.inner.take().expect("inner writer present until into_inner")),
+            Err(error) => Err(IntoInnerError { adaptor: self, error }),
+        }
     }
 }
 
 impl<W: Write> Write for EncodeWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
-        ready(poll_write(&mut self.core, buf, |b| Poll::Ready(inner.write(b))))
+        self.shell.write(buf)
     }
 
     /// Writes out the bytes encoded so far and flushes the inner writer; the stream
     /// goes on (ISO-2022-JP stays in its state).
     fn flush(&mut self) -> io::Result<()> {
-        let inner = self.inner.as_mut().expect("inner writer present until into_inner");
-        ready(poll_write_out(&mut self.core, |b| Poll::Ready(inner.write(b))))?;
-        inner.flush()
+        self.shell.flush()
     }
 }
 
 impl<W: Write> Drop for EncodeWriter<W> {
     fn drop(&mut self) {
-        if self.inner.is_some() && !self.core.is_finished() && !std::thread::panicking() {
-            let _ = self.finish();
-        }
+        self.shell.drop_unfinished();
     }
 }

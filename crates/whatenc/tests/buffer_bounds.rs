@@ -1,0 +1,353 @@
+//! The `max_*` promises against their worst inputs: "a buffer of
+//! `max_utf8_buffer_length` (or the UTF-16 twin) for the input length is always
+//! enough for one call to consume all input" (decoders) and "a buffer of
+//! `max_buffer_length_from_utf8` (or `_from_utf16`) is always enough for one call"
+//! (encoders), in every encoding, every error mode and BOM handling, with the
+//! stream cut at every point so that the state carried between calls is the worst
+//! it can be too.
+//!
+//! The worst inputs of the encoders are searched, not guessed: every BMP scalar
+//! value (and a spread of astral ones) is encoded after each state-setting prefix,
+//! and the ones that write the most bytes per input unit make up the test texts.
+
+mod common;
+
+use common::Rng;
+use whatenc::{
+    BomHandling, DecoderOptions, DecoderResult, Encoder, EncoderErrorMode, EncoderResult, Encoding, ErrorMode,
+};
+
+const ENCODER_MODES: [EncoderErrorMode; 2] = [EncoderErrorMode::Fatal, EncoderErrorMode::Html];
+
+/// Text that puts each stateful encoder (ISO-2022-JP) in each of its states: ASCII,
+/// Roman (¥) and jis0208 (§, 日); a lone "a" for the others.
+const STATE_SETTERS: [&str; 4] = ["a", "¥", "§", "日"];
+
+fn encoders() -> impl Iterator<Item = (&'static Encoding, EncoderErrorMode)> {
+    Encoding::all()
+        .iter()
+        .copied()
+        .filter(|e| e.new_encoder().is_ok())
+        .flat_map(|e| ENCODER_MODES.iter().map(move |&mode| (e, mode)))
+}
+
+fn new_encoder(encoding: &'static Encoding, mode: EncoderErrorMode) -> Encoder {
+    encoding.new_encoder_with(mode).unwrap()
+}
+
+/// Bytes written for `c` by an encoder that has already encoded `prefix`.
+fn cost_after(encoding: &'static Encoding, mode: EncoderErrorMode, prefix: &str, c: char) -> usize {
+    let mut encoder = new_encoder(encoding, mode);
+    let mut out = [0u8; 64];
+    let first = encoder.encode_from_utf8(prefix, &mut out, false);
+    let mut buf = [0u8; 4];
+    let second = encoder.encode_from_utf8(c.encode_utf8(&mut buf), &mut out[first.written..], false);
+    second.written
+}
+
+/// For each UTF-8 length (1 to 4), the scalar values that cost the most output bytes
+/// after any state setter: every BMP scalar value and astral ones from every plane.
+fn worst_chars(encoding: &'static Encoding, mode: EncoderErrorMode) -> Vec<char> {
+    let stateful = encoding == whatenc::ISO_2022_JP;
+    let prefixes: &[&str] = if stateful { &STATE_SETTERS } else { &STATE_SETTERS[..1] };
+    let mut best: [(usize, Vec<char>); 5] = Default::default();
+    let astral = (1..=16u32).flat_map(|plane| [plane << 16, (plane << 16) | 0xFFFF, (plane << 16) | 0x1234]);
+    for c in (0..=0xFFFFu32).chain(astral).filter_map(char::from_u32) {
+        let cost = prefixes.iter().map(|p| cost_after(encoding, mode, p, c)).max().unwrap();
+        let (top, chars) = &mut best[c.len_utf8()];
+        if cost > *top {
+            *top = cost;
+            chars.clear();
+        }
+        if cost == *top && chars.len() < 4 {
+            chars.push(c);
+        }
+    }
+    best.into_iter().flat_map(|(_, chars)| chars).collect()
+}
+
+/// Test texts: each worst character repeated, after and between state setters, and
+/// random mixes of both.
+fn worst_texts(encoding: &'static Encoding, mode: EncoderErrorMode, rng: &mut Rng) -> Vec<String> {
+    let worst = worst_chars(encoding, mode);
+    let mut texts = Vec::new();
+    for &c in &worst {
+        texts.push(c.to_string().repeat(40));
+        for setter in STATE_SETTERS {
+            texts.push(format!("{setter}{c}").repeat(12));
+            texts.push(format!("{setter}{}", c.to_string().repeat(20)));
+        }
+    }
+    let pool: Vec<String> = worst.iter().map(char::to_string).chain(STATE_SETTERS.map(String::from)).collect();
+    for _ in 0..60 {
+        let len = 1 + rng.below(40);
+        texts.push((0..len).map(|_| rng.pick(&pool).as_str()).collect());
+    }
+    texts
+}
+
+/// Encodes `pieces` as one stream, each with a buffer of exactly the promised length,
+/// and checks that each call consumes its whole piece (in "fatal" mode, calls again
+/// with the rest after an unmappable character, with the bound of the rest).
+fn check_encode_pieces<T>(
+    mut encoder: Encoder,
+    pieces: &[&[T]],
+    bound: impl Fn(&Encoder, usize) -> Option<usize>,
+    encode: impl Fn(&mut Encoder, &[T], &mut [u8], bool) -> whatenc::EncodeProgress,
+) -> Result<(), String> {
+    for (i, piece) in pieces.iter().enumerate() {
+        let last = i + 1 == pieces.len();
+        let mut read = 0;
+        loop {
+            let rest = &piece[read..];
+            let mut out = vec![0u8; bound(&encoder, rest.len()).ok_or("bound overflowed")?];
+            let progress = encode(&mut encoder, rest, &mut out, last);
+            read += progress.read;
+            match progress.result {
+                EncoderResult::InputEmpty if read == piece.len() => break,
+                EncoderResult::Unmappable(_) => continue,
+                other => return Err(format!("piece {i}: {other:?} after {read} of {} units", piece.len())),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn str_pieces(text: &str, cut: usize) -> [&[u8]; 2] {
+    let (a, b) = text.split_at(cut);
+    [a.as_bytes(), b.as_bytes()]
+}
+
+fn encode_str(encoder: &mut Encoder, src: &[u8], dst: &mut [u8], last: bool) -> whatenc::EncodeProgress {
+    encoder.encode_from_utf8(std::str::from_utf8(src).unwrap(), dst, last)
+}
+
+#[test]
+fn encoder_bounds_hold_for_the_worst_text_cut_anywhere() {
+    common::with_watchdog("encoder bounds", 600, || {
+        let mut rng = Rng::new(0x5EED_0001);
+        let mut failures = Vec::new();
+        let mut checked = 0usize;
+        for (encoding, mode) in encoders() {
+            for text in worst_texts(encoding, mode, &mut rng) {
+                let units: Vec<u16> = text.encode_utf16().collect();
+                for cut in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    let result = check_encode_pieces(
+                        new_encoder(encoding, mode),
+                        &str_pieces(&text, cut),
+                        Encoder::max_buffer_length_from_utf8,
+                        encode_str,
+                    );
+                    checked += 1;
+                    if let Err(e) = result {
+                        failures.push(format!("{} {mode:?} utf8 {text:?} cut {cut}: {e}", encoding.name()));
+                    }
+                }
+                // UTF-16: cut at every unit, so between the halves of surrogate pairs too.
+                for cut in 0..=units.len() {
+                    let (a, b) = units.split_at(cut);
+                    let result = check_encode_pieces(
+                        new_encoder(encoding, mode),
+                        &[a, b],
+                        Encoder::max_buffer_length_from_utf16,
+                        Encoder::encode_from_utf16,
+                    );
+                    checked += 1;
+                    if let Err(e) = result {
+                        failures.push(format!("{} {mode:?} utf16 {text:?} cut {cut}: {e}", encoding.name()));
+                    }
+                }
+            }
+        }
+        eprintln!("encoder bounds: {checked} streams checked, {} failures", failures.len());
+        assert!(failures.is_empty(), "{} failures, first: {:#?}", failures.len(), &failures[..failures.len().min(5)]);
+    });
+}
+
+/// The worst text of all, named in the issue that found the bug: ISO-2022-JP in
+/// "html" mode writes `&#65533;` (8 bytes) for each ESC (1 byte), so 100 of them need
+/// 800 bytes; the old bound (4n + 17) gave 417.
+#[test]
+fn iso_2022_jp_html_escapes_fit_the_bound() {
+    for count in [1, 5, 100, 1000] {
+        for prefix in ["", "日", "¥"] {
+            let text = format!("{prefix}{}", "\u{1B}\u{0E}\u{0F}".repeat(count));
+            let mut encoder = new_encoder(whatenc::ISO_2022_JP, EncoderErrorMode::Html);
+            let mut out = vec![0u8; encoder.max_buffer_length_from_utf8(text.len()).unwrap()];
+            let progress = encoder.encode_from_utf8(&text, &mut out, true);
+            assert_eq!((progress.result, progress.read), (EncoderResult::InputEmpty, text.len()), "{count} {prefix}");
+            let written = &out[..progress.written];
+            let references = written.windows(8).filter(|w| w == b"&#65533;").count();
+            assert_eq!(references, 3 * count, "{count} {prefix}");
+        }
+    }
+}
+
+/// A leading surrogate held at the end of UTF-16 input is U+FFFD when the next input
+/// comes as UTF-8 (it was alone), whatever the form of the next call.
+#[test]
+fn held_lead_surrogate_then_utf8_input_is_replaced() {
+    for (encoding, mode, expected) in [
+        (whatenc::UTF_8, EncoderErrorMode::Fatal, &b"a\xEF\xBF\xBDb"[..]),
+        (whatenc::WINDOWS_1252, EncoderErrorMode::Html, b"a&#65533;b"),
+        (whatenc::ISO_2022_JP, EncoderErrorMode::Html, b"a\x1B$BF|\x1B(B&#65533;b"),
+    ] {
+        let mut encoder = new_encoder(encoding, mode);
+        let mut out = [0u8; 64];
+        let head: Vec<u16> =
+            if encoding == whatenc::ISO_2022_JP { vec![0x61, 0x65E5, 0xD83D] } else { vec![0x61, 0xD83D] };
+        let first = encoder.encode_from_utf16(&head, &mut out, false);
+        assert_eq!((first.result, first.read), (EncoderResult::InputEmpty, head.len()));
+        let room = encoder.max_buffer_length_from_utf8(1).unwrap();
+        let second = encoder.encode_from_utf8("b", &mut out[first.written..first.written + room], true);
+        assert_eq!((second.result, second.read), (EncoderResult::InputEmpty, 1), "{}", encoding.name());
+        assert_eq!(&out[..first.written + second.written], expected, "{}", encoding.name());
+    }
+    // "fatal" mode: the held lead is an unmappable U+FFFD, reported by the call that
+    // found it alone, before any of the new text is read.
+    let mut encoder = new_encoder(whatenc::WINDOWS_1252, EncoderErrorMode::Fatal);
+    let mut out = [0u8; 64];
+    let first = encoder.encode_from_utf16(&[0x61, 0xD83D], &mut out, false);
+    assert_eq!(first.written, 1);
+    let second = encoder.encode_from_utf8("b", &mut out, true);
+    assert_eq!((second.result, second.read, second.written), (EncoderResult::Unmappable('\u{FFFD}'), 0, 0));
+    let third = encoder.encode_from_utf8("b", &mut out, true);
+    assert_eq!((third.result, third.read, &out[..third.written]), (EncoderResult::InputEmpty, 1, &b"b"[..]));
+    // With no room, the lead stays held and nothing is read.
+    let mut encoder = new_encoder(whatenc::UTF_8, EncoderErrorMode::Fatal);
+    let _ = encoder.encode_from_utf16(&[0xD83D], &mut out, false);
+    let full = encoder.encode_from_utf8("b", &mut out[..2], true);
+    assert_eq!((full.result, full.read, full.written), (EncoderResult::OutputFull, 0, 0));
+    let done = encoder.encode_from_utf8("b", &mut out, true);
+    assert_eq!(&out[..done.written], "\u{FFFD}b".as_bytes());
+}
+
+/// Bytes that start, continue, end or break the sequences of every decoder: ASCII,
+/// ESC and ISO-2022-JP's escape letters, SO/SI, lead and trail ranges, BOM bytes,
+/// surrogate halves, gb18030's digits.
+const INTERESTING_BYTES: &[u8] = &[
+    0x00, 0x0E, 0x0F, 0x1B, 0x24, 0x28, 0x30, 0x39, 0x40, 0x42, 0x44, 0x49, 0x4A, 0x5C, 0x7E, 0x7F, 0x80, 0x81, 0x87,
+    0x8E, 0x8F, 0x90, 0xA0, 0xA1, 0xBB, 0xBF, 0xC2, 0xD8, 0xDB, 0xDC, 0xDF, 0xE0, 0xEF, 0xF0, 0xF4, 0xFE, 0xFF,
+];
+
+fn decoder_options() -> impl Iterator<Item = DecoderOptions> {
+    [ErrorMode::Replacement, ErrorMode::Fatal].into_iter().flat_map(|mode| {
+        [BomHandling::None, BomHandling::Sniff, BomHandling::Remove]
+            .into_iter()
+            .map(move |bom| DecoderOptions { mode, bom })
+    })
+}
+
+/// Test inputs: every byte repeated, every pair of interesting bytes repeated, BOMs
+/// before them, and random strings of interesting bytes.
+fn decoder_inputs(rng: &mut Rng) -> Vec<Vec<u8>> {
+    let mut inputs = Vec::new();
+    for b in 0..=255u8 {
+        inputs.push(vec![b; 12]);
+    }
+    for &a in INTERESTING_BYTES {
+        for &b in INTERESTING_BYTES {
+            inputs.push([a, b].repeat(4));
+        }
+    }
+    for bom in [&b"\xEF\xBB\xBF"[..], b"\xFE\xFF", b"\xFF\xFE", b"\xEF\xBB", b"\xFE"] {
+        for &b in INTERESTING_BYTES {
+            inputs.push([bom, &[b; 5]].concat());
+        }
+    }
+    for _ in 0..200 {
+        let len = 1 + rng.below(24);
+        inputs.push((0..len).map(|_| *rng.pick(INTERESTING_BYTES)).collect());
+    }
+    inputs
+}
+
+/// Output forms of a decoder, each with its bound.
+#[derive(Debug, Clone, Copy)]
+enum Form {
+    Utf8,
+    Str,
+    Utf16,
+}
+
+/// Decodes `pieces` as one stream, each call with a buffer of exactly the promised
+/// length for the input it is given, and checks that no call reports `OutputFull`.
+fn check_decode_pieces(
+    encoding: &'static Encoding,
+    options: DecoderOptions,
+    pieces: &[&[u8]],
+    form: Form,
+) -> Result<(), String> {
+    let mut decoder = encoding.new_decoder_with(options);
+    for (i, piece) in pieces.iter().enumerate() {
+        let last = i + 1 == pieces.len();
+        let mut read = 0;
+        loop {
+            let rest = &piece[read..];
+            let progress = match form {
+                Form::Utf8 => {
+                    let mut out = vec![0u8; decoder.max_utf8_buffer_length(rest.len()).unwrap()];
+                    decoder.decode_to_utf8(rest, &mut out, last)
+                }
+                Form::Str => {
+                    let mut out = "\0".repeat(decoder.max_utf8_buffer_length(rest.len()).unwrap());
+                    decoder.decode_to_str(rest, &mut out, last)
+                }
+                Form::Utf16 => {
+                    let mut out = vec![0u16; decoder.max_utf16_buffer_length(rest.len()).unwrap()];
+                    decoder.decode_to_utf16(rest, &mut out, last)
+                }
+            };
+            read += progress.read;
+            match progress.result {
+                DecoderResult::InputEmpty if read == piece.len() => break,
+                DecoderResult::Malformed(_) => continue,
+                other => return Err(format!("piece {i}: {other:?} after {read} of {} bytes", piece.len())),
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn decoder_bounds_hold_for_the_worst_input_cut_anywhere() {
+    common::with_watchdog("decoder bounds", 600, || {
+        let inputs = decoder_inputs(&mut Rng::new(0x5EED_0002));
+        let mut failures = Vec::new();
+        let mut checked = 0usize;
+        for &encoding in Encoding::all() {
+            for options in decoder_options() {
+                for input in &inputs {
+                    for cut in 0..=input.len() {
+                        let (a, b) = input.split_at(cut);
+                        for form in [Form::Utf8, Form::Str, Form::Utf16] {
+                            checked += 1;
+                            if let Err(e) = check_decode_pieces(encoding, options, &[a, b], form) {
+                                failures.push(format!(
+                                    "{} {options:?} {form:?} {input:02X?} cut {cut}: {e}",
+                                    encoding.name()
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        eprintln!("decoder bounds: {checked} streams checked, {} failures", failures.len());
+        assert!(failures.is_empty(), "{} failures, first: {:#?}", failures.len(), &failures[..failures.len().min(5)]);
+    });
+}
+
+/// The bounds say `None` rather than wrap when the length overflows.
+#[test]
+fn bounds_overflow_to_none() {
+    for &encoding in Encoding::all() {
+        let decoder = encoding.new_decoder();
+        assert_eq!(decoder.max_utf8_buffer_length(usize::MAX), None);
+        assert_eq!(decoder.max_utf16_buffer_length(usize::MAX), None);
+        if let Ok(encoder) = encoding.new_encoder() {
+            assert_eq!(encoder.max_buffer_length_from_utf8(usize::MAX / 2), None);
+            assert_eq!(encoder.max_buffer_length_from_utf16(usize::MAX / 4), None);
+        }
+    }
+}
