@@ -192,6 +192,23 @@ fn floor_boundary(text: &str, mut pos: usize) -> usize {
     pos
 }
 
+/// Drops a writer, catching the panic of a debug build that drops an error the
+/// caller never saw; returns whether it panicked. Any other panic is a failure.
+fn drop_catching<T>(writer: T) -> bool {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(writer)));
+    std::panic::set_hook(hook);
+    let Err(payload) = result else { return false };
+    let message = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("");
+    assert!(message.contains("never reported"), "drop panicked: {message}");
+    true
+}
+
 /// Starts of characters that never end: each is a bad sequence when followed by a
 /// character's first byte.
 const ORPHANS: &[&[u8]] = &[b"\xC3", b"\xE2", b"\xE2\x82", b"\xF0\x9F", b"\xF0\x9F\x98"];
@@ -350,14 +367,27 @@ impl EncodeDriver {
         self.until_ok("flush", |w| w.flush());
         let expected = encode_reference(self.encoding, self.mode, self.whole_chars(), false);
         assert_eq!(self.inner.data(), expected.bytes, "output after flush: {}", self.context);
-        assert_eq!(self.reported, expected.unmappable, "errors reported by flush: {}", self.context);
+        self.check_reported(&expected.unmappable, "flush");
+    }
+
+    /// The unencodable characters reported are those the encoder met, at the same
+    /// offsets. The encoder names U+FFFD for ISO-2022-JP's U+000E, U+000F and U+001B
+    /// (the standard's error); the writer may name the character of the text instead.
+    fn check_reported(&self, expected: &[(u64, char)], after: &str) {
+        let offsets: Vec<u64> = self.reported.iter().map(|&(offset, _)| offset).collect();
+        let expected_offsets: Vec<u64> = expected.iter().map(|&(offset, _)| offset).collect();
+        assert_eq!(offsets, expected_offsets, "unencodable characters reported by {after}: {}", self.context);
+        for (&(offset, c), &(_, met)) in self.reported.iter().zip(expected) {
+            let in_text = self.text[offset as usize..].chars().next();
+            assert!(c == met || Some(c) == in_text, "reported {c:?} at {offset} for {met:?}: {}", self.context);
+        }
     }
 
     /// Checks the end state after a successful `finish`.
     fn check_finished(&self) {
         let expected = encode_reference(self.encoding, self.mode, self.whole_chars(), true);
         assert_eq!(self.inner.data(), expected.bytes, "output after finish: {}", self.context);
-        assert_eq!(self.reported, expected.unmappable, "unencodable characters reported: {}", self.context);
+        self.check_reported(&expected.unmappable, "finish");
         let cut = usize::from(!self.text.is_char_boundary(self.pos));
         assert_eq!(self.not_utf8, self.orphans + cut, "not-UTF-8 errors reported: {}", self.context);
     }
@@ -367,37 +397,46 @@ impl EncodeDriver {
         self.check_finished();
     }
 
+    /// `into_inner` until it succeeds: on an error it hands the writer back (bug 2).
     fn into_inner(&mut self) {
-        let writer = self.writer.take().expect("writer present");
-        match writer.into_inner() {
-            Ok(_) => self.check_finished(),
-            Err(e) => {
-                let injected = matches!(classify(&self.inner, e, &self.context), Failure::Injected);
-                panic!(
-                    "bug 2: EncodeWriter::into_inner failed (injected failure: {injected}) and the inner writer is lost: {}",
-                    self.context
-                );
+        let mut stuck = 0;
+        loop {
+            let writer = self.writer.take().expect("writer present");
+            match writer.into_inner() {
+                Ok(_) => return self.check_finished(),
+                Err(error) => {
+                    let (error, writer) = error.into_parts();
+                    self.writer = Some(writer);
+                    if self.failure(error) {
+                        stuck += 1;
+                        assert!(stuck < STUCK, "EncodeWriter stuck: into_inner errs again and again: {}", self.context);
+                    }
+                }
             }
         }
     }
 
-    /// Drops the writer unfinished: it must finish as well as it can, and in "fatal"
-    /// mode not with an unencodable character that was never reported.
+    /// Drops the writer unfinished: it must finish as well as it can, and not lose
+    /// an error the caller never saw without saying so (debug builds panic: bug 3).
     fn drop_unfinished(&mut self) {
         self.inner.set_failing(false);
-        drop(self.writer.take());
         let expected = encode_reference(self.encoding, self.mode, self.whole_chars(), true);
-        assert!(
-            self.reported.len() >= expected.unmappable.len(),
-            "bug 3: EncodeWriter dropped with {} unencodable character(s) never reported ({:?} reported, {:?} taken): {}",
-            expected.unmappable.len() - self.reported.len(),
+        let unreported = self.reported.len() < expected.unmappable.len()
+            || self.not_utf8 < self.orphans
+            || !self.text.is_char_boundary(self.pos);
+        let panicked = drop_catching(self.writer.take());
+        assert_eq!(
+            panicked,
+            unreported && cfg!(debug_assertions),
+            "bug 3: EncodeWriter dropped with an unreported error ({:?} reported, {:?} taken, {} orphan(s), {} not-UTF-8 error(s), cut character: {}) panicked: {panicked}: {}",
             self.reported,
             expected.unmappable,
+            self.orphans,
+            self.not_utf8,
+            !self.text.is_char_boundary(self.pos),
             self.context
         );
-        if self.text.is_char_boundary(self.pos) {
-            assert_eq!(self.inner.data(), expected.bytes, "output after drop: {}", self.context);
-        }
+        assert_eq!(self.inner.data(), expected.bytes, "output after drop: {}", self.context);
     }
 }
 
@@ -535,37 +574,39 @@ impl DecodeDriver {
         self.check_finished();
     }
 
+    /// `into_inner` until it succeeds: on an error it hands the writer back (bug 2).
     fn into_inner(&mut self) {
-        let writer = self.writer.take().expect("writer present");
-        match writer.into_inner() {
-            Ok(_) => self.check_finished(),
-            Err(e) => {
-                let injected = matches!(classify(&self.inner, e, &self.context), Failure::Injected);
-                panic!(
-                    "bug 2: DecodeWriter::into_inner failed (injected failure: {injected}) and the inner writer is lost: {}",
-                    self.context
-                );
+        let mut stuck = 0;
+        loop {
+            let writer = self.writer.take().expect("writer present");
+            match writer.into_inner() {
+                Ok(_) => return self.check_finished(),
+                Err(error) => {
+                    let (error, writer) = error.into_parts();
+                    self.writer = Some(writer);
+                    if self.failure(error) {
+                        stuck += 1;
+                        assert!(stuck < STUCK, "DecodeWriter stuck: into_inner errs again and again: {}", self.context);
+                    }
+                }
             }
         }
     }
 
     fn drop_unfinished(&mut self) {
         self.inner.set_failing(false);
-        drop(self.writer.take());
         let expected = decode_reference(self.encoding, self.options, &self.input[..self.pos], true);
-        if self.options.mode == ErrorMode::Fatal {
-            assert!(
-                self.reported.len() >= expected.errors.len(),
-                "bug 3: DecodeWriter dropped with {} malformed sequence(s) never reported ({:?} reported, {:?} in the input): {}",
-                expected.errors.len() - self.reported.len(),
-                self.reported,
-                expected.errors,
-                self.context
-            );
-        }
-        if self.reported.len() == expected.errors.len() {
-            assert_eq!(self.inner.data(), expected.text.as_bytes(), "output after drop: {}", self.context);
-        }
+        let unreported = self.options.mode == ErrorMode::Fatal && self.reported.len() < expected.errors.len();
+        let panicked = drop_catching(self.writer.take());
+        assert_eq!(
+            panicked,
+            unreported && cfg!(debug_assertions),
+            "bug 3: DecodeWriter dropped with an unreported error ({:?} reported, {:?} in the input) panicked: {panicked}: {}",
+            self.reported,
+            expected.errors,
+            self.context
+        );
+        assert_eq!(self.inner.data(), expected.text.as_bytes(), "output after drop: {}", self.context);
     }
 }
 
