@@ -148,6 +148,15 @@ impl Read for Inner {
     }
 }
 
+/// Prints the driver's steps when `WHATENC_FUZZ_TRACE` is set (to read a reproducer).
+macro_rules! trace {
+    ($($arg:tt)*) => {
+        if std::env::var_os("WHATENC_FUZZ_TRACE").is_some() {
+            eprintln!($($arg)*);
+        }
+    };
+}
+
 /// What an error from an adaptor was.
 #[derive(Debug)]
 enum Failure {
@@ -224,6 +233,9 @@ struct EncodeDriver {
     reported: Vec<(u64, char)>,
     not_utf8: usize,
     orphans: usize,
+    /// Where each orphan went in the text, and its length: the writer counts the
+    /// bytes it took, so offsets after an orphan are that much further on.
+    orphan_marks: Vec<(usize, usize)>,
     context: String,
 }
 
@@ -254,7 +266,9 @@ impl EncodeDriver {
         let mut stuck = 0;
         while self.pos < end {
             let chunk = self.text.as_bytes()[self.pos..end].to_vec();
-            match self.writer().write(&chunk) {
+            let result = self.writer().write(&chunk);
+            trace!("write {chunk:02X?} -> {result:?}; output {:02X?}", self.inner.data());
+            match result {
                 Ok(k) => {
                     assert!(k > 0 && k <= chunk.len(), "write took {k} of {} bytes: {}", chunk.len(), self.context);
                     self.pos += k;
@@ -281,7 +295,9 @@ impl EncodeDriver {
         let mut stuck = 0;
         while self.pos < end {
             let chunk = self.text[self.pos..end].to_string();
-            match self.writer().write_str(&chunk) {
+            let result = self.writer().write_str(&chunk);
+            trace!("write_str {chunk:?} -> {result:?}; output {:02X?}", self.inner.data());
+            match result {
                 Ok(()) => self.pos = end,
                 Err(e) => {
                     let before = self.reported.len();
@@ -325,7 +341,9 @@ impl EncodeDriver {
         let mut taken = 0;
         let mut stuck = 0;
         while taken < orphan.len() {
-            match self.writer().write(&orphan[taken..]) {
+            let result = self.writer().write(&orphan[taken..]);
+            trace!("write orphan {:02X?} -> {result:?}", &orphan[taken..]);
+            match result {
                 Ok(k) => {
                     assert!(k > 0, "write took nothing");
                     taken += k;
@@ -339,6 +357,7 @@ impl EncodeDriver {
             }
         }
         self.orphans += 1;
+        self.orphan_marks.push((self.pos, orphan.len()));
         self.write(n.max(1));
     }
 
@@ -346,7 +365,9 @@ impl EncodeDriver {
     fn until_ok(&mut self, what: &str, mut op: impl FnMut(&mut EncodeWriter<Inner>) -> io::Result<()>) {
         let mut stuck = 0;
         loop {
-            match op(self.writer.as_mut().expect("writer present")) {
+            let result = op(self.writer.as_mut().expect("writer present"));
+            trace!("{what} -> {result:?}; output {:02X?}", self.inner.data());
+            match result {
                 Ok(()) => return,
                 Err(e) => {
                     if self.failure(e) {
@@ -375,12 +396,18 @@ impl EncodeDriver {
     /// (the standard's error); the writer may name the character of the text instead.
     fn check_reported(&self, expected: &[(u64, char)], after: &str) {
         let offsets: Vec<u64> = self.reported.iter().map(|&(offset, _)| offset).collect();
-        let expected_offsets: Vec<u64> = expected.iter().map(|&(offset, _)| offset).collect();
+        let expected_offsets: Vec<u64> = expected.iter().map(|&(offset, _)| self.stream_offset(offset)).collect();
         assert_eq!(offsets, expected_offsets, "unencodable characters reported by {after}: {}", self.context);
-        for (&(offset, c), &(_, met)) in self.reported.iter().zip(expected) {
+        for (&(_, c), &(offset, met)) in self.reported.iter().zip(expected) {
             let in_text = self.text[offset as usize..].chars().next();
             assert!(c == met || Some(c) == in_text, "reported {c:?} at {offset} for {met:?}: {}", self.context);
         }
+    }
+
+    /// The offset in the bytes written of the character at `offset` in the text.
+    fn stream_offset(&self, offset: u64) -> u64 {
+        let before: usize = self.orphan_marks.iter().filter(|&&(at, _)| at as u64 <= offset).map(|&(_, len)| len).sum();
+        offset + before as u64
     }
 
     /// Checks the end state after a successful `finish`.
@@ -462,6 +489,7 @@ pub fn check_encode_writer(data: &[u8]) {
         reported: Vec::new(),
         not_utf8: 0,
         orphans: 0,
+        orphan_marks: Vec::new(),
         context,
     };
     loop {
@@ -521,7 +549,9 @@ impl DecodeDriver {
         let mut stuck = 0;
         while self.pos < end {
             let chunk = self.input[self.pos..end].to_vec();
-            match self.writer.as_mut().expect("writer present").write(&chunk) {
+            let result = self.writer.as_mut().expect("writer present").write(&chunk);
+            trace!("write {chunk:02X?} -> {result:?}; output {:02X?}", self.inner.data());
+            match result {
                 Ok(k) => {
                     assert!(k > 0 && k <= chunk.len(), "write took {k} of {} bytes: {}", chunk.len(), self.context);
                     self.pos += k;
@@ -540,7 +570,9 @@ impl DecodeDriver {
     fn until_ok(&mut self, what: &str, mut op: impl FnMut(&mut DecodeWriter<Inner>) -> io::Result<()>) {
         let mut stuck = 0;
         loop {
-            match op(self.writer.as_mut().expect("writer present")) {
+            let result = op(self.writer.as_mut().expect("writer present"));
+            trace!("{what} -> {result:?}; output {:02X?}", self.inner.data());
+            match result {
                 Ok(()) => return,
                 Err(e) => {
                     if self.failure(e) {
@@ -555,7 +587,12 @@ impl DecodeDriver {
     fn flush(&mut self) {
         self.until_ok("flush", |w| w.flush());
         let expected = decode_reference(self.encoding, self.options, &self.input[..self.pos], false);
-        assert_eq!(self.inner.data(), expected.text.as_bytes(), "output after flush: {}", self.context);
+        if crate::skipped("flush-after-error") && !self.reported.is_empty() {
+            // After an error, flush may leave text of taken input in the decoder (a finding).
+            assert!(expected.text.as_bytes().starts_with(&self.inner.data()), "output after flush: {}", self.context);
+        } else {
+            assert_eq!(self.inner.data(), expected.text.as_bytes(), "output after flush: {}", self.context);
+        }
         if self.options.mode == ErrorMode::Fatal {
             assert_eq!(self.reported, expected.errors, "errors reported by flush: {}", self.context);
         }

@@ -21,6 +21,17 @@ use whatenc::{
     BomHandling, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode,
 };
 
+/// Whether a check of a finding already reported is to be skipped, so that a run can
+/// fuzz past it: `WHATENC_FUZZ_SKIP=name,name` (the names are in fuzz/README.md).
+pub fn skipped(name: &str) -> bool {
+    static SKIP: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    SKIP.get_or_init(|| {
+        std::env::var("WHATENC_FUZZ_SKIP").map(|v| v.split(',').map(str::to_owned).collect()).unwrap_or_default()
+    })
+    .iter()
+    .any(|s| s == name)
+}
+
 /// A small deterministic generator (xorshift64) for split points, sizes and scripts.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
