@@ -226,6 +226,10 @@ impl SingleByteIndex {
         let mut i = 0;
         while i < 256 {
             let c = if i < 128 { i as u32 } else { decode[i - 128] as u32 };
+            // Checked as the statics are built, so at compile time: the decoders copy
+            // these code points into `str`s and UTF-16 as they are, so a surrogate
+            // here would make the output invalid.
+            assert!(!(c >= 0xD800 && c <= 0xDFFF), "a single-byte index maps a byte to a surrogate");
             utf16[i] = c as u16;
             utf8[i] = if c < 0x80 {
                 if i < 128 { c | 1 << 24 } else { 0 }

@@ -108,9 +108,11 @@ unsafe fn load(p: *const u8) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx512bw,avx512vbmi")]
 unsafe fn block_errors(p: *const u8, bytes: __m512i) -> __m512i {
-    // SAFETY: the caller makes `p - 3 .. p + 64` readable.
+    // SAFETY: the caller makes `p - 3 .. p + 64` readable. The CPU has AVX512BW and AVX512VBMI: this
+    // function enables them, and its callers checked.
     let (prev1, prev2, prev3) = unsafe { (load(p.sub(1)), load(p.sub(2)), load(p.sub(3))) };
-    // SAFETY: the tables are 64 bytes each.
+    // SAFETY: the tables are 64 bytes each. The CPU has AVX512BW, AVX512VBMI: this function enables
+    // it, and its callers checked.
     let (prev_high_t, prev_low_t, own_high_t) =
         unsafe { (load(PREV_HIGH.as_ptr()), load(PREV_LOW.as_ptr()), load(OWN_HIGH.as_ptr())) };
     // The error kinds each byte may show: the AND of the three lookups.
@@ -158,27 +160,33 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     let mut ascii_before = true;
     if len >= BLOCK {
         padded[3..].copy_from_slice(&src[..BLOCK]);
-        // SAFETY: `padded` holds the block and three zeros before it.
+        // SAFETY: `padded` holds the block and three zeros before it. The CPU has AVX512BW and
+        // AVX512VBMI: this function enables them, and its callers checked.
         let bytes = unsafe { load(padded.as_ptr().add(3)) };
         let high = _mm512_movepi8_mask(bytes);
-        // SAFETY: as above.
+        // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and its
+        // callers checked.
         if high != 0 && any(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
             return Err(0);
         }
         if COPY {
-            // SAFETY: `dst` has room for `len >= 64` bytes.
+            // SAFETY: `dst` has room for `len >= 64` bytes. The CPU has AVX512BW and AVX512VBMI: this
+            // function enables them, and its callers checked.
             unsafe { _mm512_storeu_epi8(dst.cast(), bytes) };
         }
         ascii_before = high >> (BLOCK - 3) == 0;
         pos = BLOCK;
         while pos + GROUP <= len {
-            // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 64).
+            // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 64). The CPU has AVX512BW and
+            // AVX512VBMI: this function enables them, and its callers checked.
             let p = unsafe { base.add(pos) };
-            // SAFETY: as above.
+            // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and its
+            // callers checked.
             let (a, b, c, d) = unsafe { (load(p), load(p.add(BLOCK)), load(p.add(2 * BLOCK)), load(p.add(3 * BLOCK))) };
             if !ascii_before || _mm512_movepi8_mask(_mm512_or_si512(_mm512_or_si512(a, b), _mm512_or_si512(c, d))) != 0
             {
-                // SAFETY: as above.
+                // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and
+                // its callers checked.
                 let errors = unsafe {
                     _mm512_ternarylogic_epi32::<0xFE>(
                         _mm512_or_si512(block_errors(p, a), block_errors(p.add(BLOCK), b)),
@@ -192,7 +200,8 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
                 ascii_before = _mm512_movepi8_mask(d) >> (BLOCK - 3) == 0;
             }
             if COPY {
-                // SAFETY: `dst` has room for `len` bytes.
+                // SAFETY: `dst` has room for `len` bytes. The CPU has AVX512BW and AVX512VBMI: this
+                // function enables them, and its callers checked.
                 unsafe {
                     _mm512_storeu_epi8(dst.add(pos).cast(), a);
                     _mm512_storeu_epi8(dst.add(pos + BLOCK).cast(), b);
@@ -203,19 +212,22 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             pos += GROUP;
         }
         while pos + BLOCK <= len {
-            // SAFETY: `pos - 3 .. pos + 64` is inside `src` (pos >= 64).
+            // SAFETY: `pos - 3 .. pos + 64` is inside `src` (pos >= 64). The CPU has AVX512BW and
+            // AVX512VBMI: this function enables them, and its callers checked.
             let p = unsafe { base.add(pos) };
             let bytes = unsafe { load(p) };
             let high = _mm512_movepi8_mask(bytes);
             if high != 0 || !ascii_before {
-                // SAFETY: as above.
+                // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and
+                // its callers checked.
                 if any(unsafe { block_errors(p, bytes) }) {
                     return Err(pos);
                 }
                 ascii_before = high >> (BLOCK - 3) == 0;
             }
             if COPY {
-                // SAFETY: `dst` has room for `len` bytes.
+                // SAFETY: `dst` has room for `len` bytes. The CPU has AVX512BW and AVX512VBMI: this
+                // function enables them, and its callers checked.
                 unsafe { _mm512_storeu_epi8(dst.add(pos).cast(), bytes) };
             }
             pos += BLOCK;
@@ -227,15 +239,18 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         let before = pos.min(3);
         padded = [0u8; 3 + BLOCK];
         padded[3 - before..3 + len - pos].copy_from_slice(&src[pos - before..]);
-        // SAFETY: `padded` holds the tail, zeros after it and three bytes before.
+        // SAFETY: `padded` holds the tail, zeros after it and three bytes before. The CPU has
+        // AVX512BW and AVX512VBMI: this function enables them, and its callers checked.
         let bytes = unsafe { load(padded.as_ptr().add(3)) };
         let high = _mm512_movepi8_mask(bytes);
-        // SAFETY: as above.
+        // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and its
+        // callers checked.
         if (high != 0 || !ascii_before) && any(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
             return Err(pos);
         }
         if COPY {
-            // SAFETY: `dst` has room for `len` bytes, `src` holds them.
+            // SAFETY: `dst` has room for `len` bytes, `src` holds them. The CPU has AVX512BW and
+            // AVX512VBMI: this function enables them, and its callers checked.
             unsafe { core::ptr::copy_nonoverlapping(base.add(pos), dst.add(pos), len - pos) };
         }
     } else if !ascii_before {
@@ -260,20 +275,29 @@ fn valid_up_to_from(src: &[u8], at: usize) -> usize {
     start + core::str::from_utf8(&src[start..]).map_or_else(|e| e.valid_up_to(), str::len)
 }
 
-/// Whether `src` is all valid UTF-8. Only where [`available`] says so.
+/// Whether `src` is all valid UTF-8.
+///
+/// # Safety
+/// The CPU must have AVX-512BW and AVX-512VBMI: call it only where [`available`]
+/// returned `true`.
 #[inline]
-pub(crate) fn is_valid(src: &[u8]) -> bool {
+pub(crate) unsafe fn is_valid(src: &[u8]) -> bool {
     debug_assert!(available());
-    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI; `check` reads only `src` without `COPY`.
+    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition);
+    // `check` reads only `src` without `COPY`.
     unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
 }
 
 /// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`).
-/// Only where [`available`] says so.
+///
+/// # Safety
+/// The CPU must have AVX-512BW and AVX-512VBMI: call it only where [`available`]
+/// returned `true`.
 #[inline]
-pub(crate) fn valid_up_to(src: &[u8]) -> usize {
+pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
     debug_assert!(available());
-    // SAFETY: as in `is_valid`.
+    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition);
+    // `check` reads only `src` without `COPY`.
     match unsafe { check::<false>(src, core::ptr::null_mut()) } {
         Ok(()) => src.len(),
         Err(at) => valid_up_to_from(src, at),
@@ -281,13 +305,18 @@ pub(crate) fn valid_up_to(src: &[u8]) -> usize {
 }
 
 /// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
-/// validating as it copies; returns its length. Only where [`available`] says so.
+/// validating as it copies; returns its length.
+///
+/// # Safety
+/// The CPU must have AVX-512BW and AVX-512VBMI: call it only where [`available`]
+/// returned `true`.
 #[inline]
-pub(crate) fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
     debug_assert!(available());
     let src = &src[..src.len().min(dst.len())];
     let out = dst.as_mut_ptr().cast::<u8>();
-    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI; `dst` has room for all of `src`.
+    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition);
+    // `dst` has room for all of `src`.
     match unsafe { check::<true>(src, out) } {
         Ok(()) => src.len(),
         Err(at) => {
@@ -312,12 +341,14 @@ mod tests {
     /// Compares the kernels with their twins on `bytes` (the fused copy too when
     /// `copy`).
     fn same(bytes: &[u8], copy: bool) {
+        assert!(available(), "the callers check the CPU first");
         let expected = scalar::utf8_valid_up_to(bytes);
-        assert_eq!(is_valid(bytes), expected == bytes.len(), "{bytes:02X?}");
-        assert_eq!(valid_up_to(bytes), expected, "{bytes:02X?}");
+        // SAFETY (every call below): the CPU has the features, as just asserted.
+        assert_eq!(unsafe { is_valid(bytes) }, expected == bytes.len(), "{bytes:02X?}");
+        assert_eq!(unsafe { valid_up_to(bytes) }, expected, "{bytes:02X?}");
         if copy {
             let mut out = vec![MaybeUninit::new(0xAAu8); bytes.len() + 1];
-            assert_eq!(copy_valid_prefix(bytes, &mut out), expected, "{bytes:02X?}");
+            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out) }, expected, "{bytes:02X?}");
             // SAFETY: the kernel wrote (or the fill left) every byte.
             let copied: Vec<u8> = out[..expected].iter().map(|b| unsafe { b.assume_init() }).collect();
             assert_eq!(copied, &bytes[..expected]);
@@ -326,7 +357,7 @@ mod tests {
             // A destination shorter than the input.
             let short = bytes.len() / 2;
             let expected = scalar::utf8_valid_up_to(&bytes[..short]);
-            assert_eq!(copy_valid_prefix(bytes, &mut out[..short]), expected, "{bytes:02X?}");
+            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out[..short]) }, expected, "{bytes:02X?}");
         }
     }
 

@@ -1,8 +1,8 @@
 //! UTF-16 → UTF-8 with AVX-512 (BW, VL, VBMI2) and BMI2, chosen at run time (with
 //! `std`) where the CPU has them: sixteen code units at a time, in two halves of
 //! eight, each unit widened to a 32-bit lane that holds its one to three UTF-8
-//! bytes, then packed by one byte compression (`vpcompressb`) per half. The twin is [`super::scalar::block_to_utf8`], twice,
-//! and the tests compare them.
+//! bytes, then packed by one byte compression (`vpcompressb`) per half. The twin is
+//! [`super::scalar::block_to_utf8`], twice, and the tests compare them.
 
 use core::arch::x86_64::{
     _mm_loadu_si128, _mm256_and_si256, _mm256_cmplt_epu32_mask, _mm256_cvtepu16_epi32, _mm256_mask_blend_epi32,
@@ -10,8 +10,8 @@ use core::arch::x86_64::{
     _mm256_srli_epi32, _pdep_u32,
 };
 
-/// Whether the CPU has AVX-512BW, VL and VBMI2, and BMI2 (`std` caches the answer);
-/// without `std`, only when the build targets them.
+/// Whether the CPU has AVX-512BW, VL and VBMI2, BMI2 and POPCNT (`std` caches the
+/// answer); without `std`, only when the build targets them.
 #[inline(always)]
 #[allow(clippy::eq_op, clippy::nonminimal_bool, reason = "without `std` these are `cfg!` constants")]
 pub(crate) fn available() -> bool {
@@ -19,16 +19,20 @@ pub(crate) fn available() -> bool {
         && super::cpu_has!("avx512vl")
         && super::cpu_has!("avx512vbmi2")
         && super::cpu_has!("bmi2")
+        && super::cpu_has!("popcnt")
 }
 
 /// Sixteen code units, none a surrogate, as UTF-8 at the start of `out`; returns the
-/// bytes written (at most 48; nothing is written after them). Only where
-/// [`available`] says so.
+/// bytes written (at most 48; nothing is written after them).
+///
+/// # Safety
+/// The CPU must have AVX-512BW, VL and VBMI2, BMI2 and POPCNT: call it only where
+/// [`available`] returned `true`.
 #[inline]
-pub(crate) fn units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
+pub(crate) unsafe fn units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
     debug_assert!(available());
-    // SAFETY: the CPU has the features; `units` holds 32 readable bytes and `out` 64
-    // writable ones.
+    // SAFETY: the CPU has the features `units_to_utf8_inner` enables (the caller's
+    // precondition); `units` holds 32 readable bytes and `out` 64 writable ones.
     unsafe { units_to_utf8_inner(units, out) }
 }
 
@@ -128,7 +132,8 @@ mod tests {
 
     fn check(block: &[u16; 16]) {
         let mut out = [0xAAu8; 64];
-        let n = units_to_utf8(block, &mut out);
+        // SAFETY: the tests call `check` only where `available()` is true.
+        let n = unsafe { units_to_utf8(block, &mut out) };
         let mut expected = [0u8; 64];
         let mut first = [0u8; 32];
         let a = scalar::block_to_utf8(block[..8].try_into().unwrap(), &mut first);

@@ -70,7 +70,8 @@ pub(crate) use x86_64::{
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if avx512::available() {
-        return if avx512::is_valid(bytes) {
+        // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
+        return if unsafe { avx512::is_valid(bytes) } {
             // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
             // `bytes` valid.
             Some(unsafe { core::str::from_utf8_unchecked(bytes) })
@@ -87,7 +88,8 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
 pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if avx512::available() {
-        let valid = &bytes[..avx512::valid_up_to(bytes)];
+        // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
+        let valid = &bytes[..unsafe { avx512::valid_up_to(bytes) }];
         // SAFETY: the kernel found no error before `valid_up_to`, and the standard
         // library placed it when there is one.
         return unsafe { core::str::from_utf8_unchecked(valid) };
@@ -109,10 +111,11 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if avx512::available() {
-        // SAFETY: the length grows only by the bytes that the kernel copied into the
-        // spare capacity and found valid (the standard library placed the end when
-        // there is an error), so the string stays valid UTF-8; nothing before the old
-        // length is touched.
+        // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said. The
+        // length grows only by the bytes that the kernel copied into the spare
+        // capacity and found valid (the standard library placed the end when there is
+        // an error), so the string stays valid UTF-8; nothing before the old length
+        // is touched.
         unsafe {
             let vec = dst.as_mut_vec();
             let valid = avx512::copy_valid_prefix(src, vec.spare_capacity_mut());
@@ -131,7 +134,8 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
 pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if ssse3::available() {
-        return ssse3::utf8_to_utf16(s, dst);
+        // SAFETY: the CPU has SSSE3, as `available` just said.
+        return unsafe { ssse3::utf8_to_utf16(s, dst) };
     }
     scalar::utf8_to_utf16(s, dst)
 }
@@ -153,7 +157,8 @@ pub(crate) fn wide_utf8_available() -> bool {
 pub(crate) fn wide_units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if avx512_utf16::available() {
-        return avx512_utf16::units_to_utf8(units, out);
+        // SAFETY: the CPU has the kernel's features, as `available` just said.
+        return unsafe { avx512_utf16::units_to_utf8(units, out) };
     }
     let (first, second) = units.split_at(8);
     let mut block = [0u8; 32];

@@ -141,9 +141,13 @@ static PATTERN_OF_ENDS: [u16; 4096] = {
 
 /// Twin of [`super::scalar::utf8_to_utf16`]: transcodes valid UTF-8 to UTF-16; the
 /// caller guarantees `dst.len() >= s.len()`. Returns the units written.
+///
+/// # Safety
+/// The CPU must have SSSE3: call it only where [`available`] returned `true`.
 #[inline]
-pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
-    // SAFETY: the callers check `available()` first.
+pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    debug_assert!(available());
+    // SAFETY: the CPU has SSSE3 (the caller's precondition).
     unsafe { utf8_to_utf16_ssse3(s, dst) }
 }
 
@@ -155,7 +159,8 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 #[inline]
 #[target_feature(enable = "ssse3")]
 unsafe fn masks(block: &[u8; 16]) -> (u32, u32) {
-    // SAFETY: `block` holds 16 readable bytes.
+    // SAFETY: `block` holds 16 readable bytes. The CPU has SSSE3: this function enables it, and its
+    // callers checked.
     unsafe {
         let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
         let continuation = _mm_cmplt_epi8(vector, _mm_set1_epi8(-64));
@@ -170,7 +175,8 @@ unsafe fn masks(block: &[u8; 16]) -> (u32, u32) {
 #[inline]
 #[target_feature(enable = "ssse3")]
 unsafe fn ascii_chunk(chunk: &[u8; 64]) -> (bool, [__m128i; 4]) {
-    // SAFETY: `chunk` holds 64 readable bytes.
+    // SAFETY: `chunk` holds 64 readable bytes. The CPU has SSSE3: this function enables it, and its
+    // callers checked.
     unsafe {
         let ptr = chunk.as_ptr().cast::<__m128i>();
         let vectors = [
@@ -191,7 +197,8 @@ unsafe fn ascii_chunk(chunk: &[u8; 64]) -> (bool, [__m128i; 4]) {
 #[inline]
 #[target_feature(enable = "ssse3")]
 unsafe fn widen_chunk(vectors: &[__m128i; 4], out: &mut [u16; 64]) {
-    // SAFETY: `out` holds 64 writable u16s, i.e. eight 16-byte vectors.
+    // SAFETY: `out` holds 64 writable u16s, i.e. eight 16-byte vectors. The CPU has SSSE3: this
+    // function enables it, and its callers checked.
     unsafe {
         let zero = _mm_setzero_si128();
         let ptr = out.as_mut_ptr().cast::<__m128i>();
@@ -230,7 +237,7 @@ unsafe fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], wri
         // keep the run.
         let out = &mut dst[written..written + 16];
         // SAFETY: `block` holds 16 readable bytes, `out` 16 writable units, i.e. two
-        // 16-byte vectors.
+        // 16-byte vectors. The CPU has SSSE3: this function enables it, and its callers checked.
         unsafe {
             let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             let zero = _mm_setzero_si128();
@@ -254,7 +261,8 @@ unsafe fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], wri
         let out = &mut dst[written..written + 8];
         // SAFETY: `block` and `shuffle` hold 16 readable bytes; `out` holds 8
         // writable units (16 bytes), of which the last two are overwritten later or
-        // lie beyond what is reported written.
+        // lie beyond what is reported written. The CPU has SSSE3: this function enables it, and its
+        // callers checked.
         unsafe {
             let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             let lanes = _mm_shuffle_epi8(vector, _mm_loadu_si128(shuffle.as_ptr().cast::<__m128i>()));
@@ -268,7 +276,8 @@ unsafe fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], wri
     } else if index < FALLBACK {
         let out = &mut dst[written..written + 4];
         // SAFETY: `block` and `shuffle` hold 16 readable bytes; `out` holds 4
-        // writable units (8 bytes).
+        // writable units (8 bytes). The CPU has SSSE3: this function enables it, and its callers
+        // checked.
         unsafe {
             let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             let lanes = _mm_shuffle_epi8(vector, _mm_loadu_si128(shuffle.as_ptr().cast::<__m128i>()));
@@ -410,7 +419,8 @@ mod tests {
                 }
                 let s = &text[start..end];
                 let (mut a, mut b) = (vec![0u16; s.len()], vec![0u16; s.len()]);
-                let n = super::utf8_to_utf16(s, &mut a);
+                // SAFETY: the CPU has SSSE3, checked at the start of the test.
+                let n = unsafe { super::utf8_to_utf16(s, &mut a) };
                 assert_eq!(n, scalar::utf8_to_utf16(s, &mut b), "{start} {len}");
                 assert_eq!(a[..n], b[..n], "{start} {len}");
             }
@@ -418,7 +428,8 @@ mod tests {
         // Every 12-bit mask of character ends that valid text can make is decoded the
         // same way: the whole text, once.
         let mut a = vec![0u16; text.len()];
-        let n = super::utf8_to_utf16(&text, &mut a);
+        // SAFETY: as above.
+        let n = unsafe { super::utf8_to_utf16(&text, &mut a) };
         assert_eq!(a[..n], text.encode_utf16().collect::<alloc::vec::Vec<_>>()[..]);
     }
 }

@@ -26,7 +26,7 @@ pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
         };
         // The whole block is stored; bytes after the ASCII prefix are scratch.
         let out = &mut dst[pos..pos + LANES];
-        // SAFETY: `out` holds 16 writable bytes.
+        // SAFETY: `out` holds 16 writable bytes. SSE2 is x86_64's baseline.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), vector) };
         if mask != 0 {
             return pos + mask.trailing_zeros() as usize;
@@ -43,14 +43,15 @@ pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
     let mut pos = 0;
     while pos + LANES <= limit {
         let block = &src[pos..pos + LANES];
-        // SAFETY: `block` holds 16 readable bytes.
+        // SAFETY: `block` holds 16 readable bytes. SSE2 is x86_64's baseline.
         let (vector, mask) = unsafe {
             let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             (vector, _mm_movemask_epi8(vector))
         };
         // The whole block is stored; units after the ASCII prefix are scratch.
         let out = &mut dst[pos..pos + LANES];
-        // SAFETY: `out` holds 16 writable u16s, i.e. two 16-byte vectors.
+        // SAFETY: `out` holds 16 writable u16s, i.e. two 16-byte vectors. SSE2 is x86_64's
+        // baseline.
         unsafe {
             let zero = _mm_setzero_si128();
             let ptr = out.as_mut_ptr().cast::<__m128i>();
@@ -72,7 +73,8 @@ pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     let mut pos = 0;
     while pos + LANES <= limit {
         let block = &src[pos..pos + LANES];
-        // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors.
+        // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors. SSE2 is x86_64's
+        // baseline.
         let (packed, ascii) = unsafe {
             let ptr = block.as_ptr().cast::<__m128i>();
             let low = _mm_loadu_si128(ptr);
@@ -81,7 +83,7 @@ pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
         };
         // The whole block is stored; bytes after the ASCII prefix are scratch.
         let out = &mut dst[pos..pos + LANES];
-        // SAFETY: `out` holds 16 writable bytes.
+        // SAFETY: `out` holds 16 writable bytes. SSE2 is x86_64's baseline.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), packed) };
         if ascii != 0xFFFF {
             return pos + ascii.trailing_ones() as usize;
@@ -98,14 +100,14 @@ pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256
     let (mut read, mut written) = (0, 0);
     while let Some(block) = src[read..].first_chunk::<TABLE_BLOCK>() {
         let Some(out) = dst[written..].first_chunk_mut::<UTF8_BLOCK_ROOM>() else { break };
-        // SAFETY: `block` holds 16 readable bytes.
+        // SAFETY: `block` holds 16 readable bytes. SSE2 is x86_64's baseline.
         let (vector, mask) = unsafe {
             let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             (vector, _mm_movemask_epi8(vector) as u32)
         };
         let ptr = out.as_mut_ptr();
         if mask == 0 {
-            // SAFETY: `out` holds 64 writable bytes.
+            // SAFETY: `out` holds 64 writable bytes. SSE2 is x86_64's baseline.
             unsafe { _mm_storeu_si128(ptr.cast::<__m128i>(), vector) };
             read += TABLE_BLOCK;
             written += TABLE_BLOCK;
@@ -122,7 +124,7 @@ pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256
                     return (read + i, written + at);
                 }
                 // SAFETY: each byte adds at most 3 to `at`, so the 4 bytes at `at` are
-                // within the first 3 * 15 + 4 of the 64 of `out`.
+                // within the first 3 * 15 + 4 of the 64 of `out`. SSE2 is x86_64's baseline.
                 unsafe { ptr.add(at).cast::<u32>().write_unaligned(entry) };
                 at += (entry >> 24) as usize & 3;
             }
@@ -131,17 +133,20 @@ pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256
             continue;
         }
         // The whole block is stored; bytes after its ASCII prefix are scratch.
-        // SAFETY: `out` holds 64 writable bytes.
+        // SAFETY: `out` holds 64 writable bytes. SSE2 is x86_64's baseline.
         unsafe { _mm_storeu_si128(ptr.cast::<__m128i>(), vector) };
         let ascii = mask.trailing_zeros() as usize;
         let entry = table[block[ascii] as usize];
         if entry == 0 {
             return (read + ascii, written + ascii);
         }
-        // SAFETY: `ascii` is at most 15, so the 4 bytes at it are within `out`.
+        // SAFETY: `ascii` is at most 15, so the 4 bytes at it are within `out`. SSE2 is x86_64's
+        // baseline.
         unsafe { ptr.add(ascii).cast::<u32>().write_unaligned(entry) };
         read += ascii + 1;
-        written += ascii + (entry >> 24) as usize;
+        // The length byte is masked as in the dense path: whatever the table, the
+        // output never runs past what was written.
+        written += ascii + ((entry >> 24) as usize & 3);
     }
     (read, written)
 }
@@ -212,7 +217,8 @@ pub(crate) fn decode_table_to_utf16(
                 (low, high)
             }
         };
-        // SAFETY: `out` holds 16 writable u16s, i.e. two 16-byte vectors.
+        // SAFETY: `out` holds 16 writable u16s, i.e. two 16-byte vectors. SSE2 is x86_64's
+        // baseline.
         unsafe {
             let ptr = out.as_mut_ptr().cast::<__m128i>();
             _mm_storeu_si128(ptr, low);
@@ -230,7 +236,8 @@ pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: 
     let mut pos = 0;
     while pos + LANES <= limit {
         let block = &src[pos..pos + LANES];
-        // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors.
+        // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors. SSE2 is x86_64's
+        // baseline.
         let (packed, all_mapped) = unsafe {
             let ptr = block.as_ptr().cast::<__m128i>();
             let zero = _mm_setzero_si128();
@@ -261,7 +268,7 @@ pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: 
             break;
         }
         let out = &mut dst[pos..pos + LANES];
-        // SAFETY: `out` holds 16 writable bytes.
+        // SAFETY: `out` holds 16 writable bytes. SSE2 is x86_64's baseline.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), packed) };
         pos += LANES;
     }
@@ -291,7 +298,7 @@ unsafe fn ascii_units_mask(low: __m128i, high: __m128i) -> u32 {
 /// `bytes` must hold 16 readable bytes (SSE2 is always there on x86_64).
 #[inline(always)]
 unsafe fn load_units(bytes: &[u8], big_endian: bool) -> __m128i {
-    // SAFETY: the caller guarantees 16 readable bytes.
+    // SAFETY: the caller guarantees 16 readable bytes. SSE2 is x86_64's baseline.
     unsafe {
         let vector = _mm_loadu_si128(bytes.as_ptr().cast::<__m128i>());
         if big_endian { _mm_or_si128(_mm_slli_epi16(vector, 8), _mm_srli_epi16(vector, 8)) } else { vector }
@@ -305,7 +312,7 @@ pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool
     let mut n = 0;
     while n + 8 <= limit {
         let block = &src[n * 2..n * 2 + 16];
-        // SAFETY: `block` holds 16 readable bytes.
+        // SAFETY: `block` holds 16 readable bytes. SSE2 is x86_64's baseline.
         let (units, any_surrogate) = unsafe {
             let units = load_units(block, big_endian);
             // A surrogate is 0xD800..=0xDFFF: its top five bits are 11011.
@@ -317,7 +324,7 @@ pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool
             break;
         }
         let out = &mut dst[n..n + 8];
-        // SAFETY: `out` holds 8 writable u16s (16 bytes).
+        // SAFETY: `out` holds 8 writable u16s (16 bytes). SSE2 is x86_64's baseline.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), units) };
         n += 8;
     }
@@ -331,7 +338,7 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
     let mut n = 0;
     while n + 16 <= limit {
         let block = &src[n * 2..n * 2 + 32];
-        // SAFETY: `block` holds 32 readable bytes.
+        // SAFETY: `block` holds 32 readable bytes. SSE2 is x86_64's baseline.
         let (packed, ascii) = unsafe {
             let low = load_units(&block[..16], big_endian);
             let high = load_units(&block[16..], big_endian);
@@ -339,7 +346,7 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
         };
         // The whole block is stored; bytes after the ASCII prefix are scratch.
         let out = &mut dst[n..n + 16];
-        // SAFETY: `out` holds 16 writable bytes.
+        // SAFETY: `out` holds 16 writable bytes. SSE2 is x86_64's baseline.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), packed) };
         if ascii != 0xFFFF {
             return n + ascii.trailing_ones() as usize;
@@ -381,7 +388,8 @@ unsafe fn store_three_byte_words(words: [__m128i; 2], out: &mut [u8; 32]) {
     // The three low bytes of each 32-bit lane, packed; the last four bytes zero.
     let pack = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
     let ptr = out.as_mut_ptr();
-    // SAFETY: stores at 0 and 12 of 16 bytes each end by byte 28 of the 32 in `out`.
+    // SAFETY: stores at 0 and 12 of 16 bytes each end by byte 28 of the 32 in `out`. The CPU has
+    // SSSE3: this function enables it, and its callers checked.
     unsafe {
         _mm_storeu_si128(ptr.cast::<__m128i>(), _mm_shuffle_epi8(words[0], pack));
         _mm_storeu_si128(ptr.add(12).cast::<__m128i>(), _mm_shuffle_epi8(words[1], pack));
@@ -436,7 +444,8 @@ unsafe fn store_utf8_words(words: [__m128i; 2], below_0x80: u32, below_0x800: u3
     let second = (below_0x80 >> 4 & 0xF | (below_0x800 >> 4 & 0xF) << 4) as usize;
     let at = UTF8_WORD_PACKS.lengths[first] as usize;
     // SAFETY: the patterns are 16 bytes; the first store writes bytes 0 to 15 of
-    // `out`, the second starts at most at 12 and ends by byte 28 of the 32.
+    // `out`, the second starts at most at 12 and ends by byte 28 of the 32. The CPU has SSSE3: this
+    // function enables it, and its callers checked.
     unsafe {
         let (first_pack, second_pack) = (
             _mm_loadu_si128(UTF8_WORD_PACKS.shuffles[first].as_ptr().cast::<__m128i>()),
@@ -481,7 +490,8 @@ static ONE_OR_TWO_BYTE_PACKS: [[u8; 16]; 256] = {
 #[target_feature(enable = "ssse3")]
 unsafe fn store_one_or_two_byte_pairs(pairs: __m128i, ascii: u8, out: &mut [u8; 32]) -> usize {
     let pack = &ONE_OR_TWO_BYTE_PACKS[ascii as usize];
-    // SAFETY: `pack` is 16 bytes; the store writes 16 of the 32 bytes of `out`.
+    // SAFETY: `pack` is 16 bytes; the store writes 16 of the 32 bytes of `out`. The CPU has SSSE3:
+    // this function enables it, and its callers checked.
     unsafe {
         let pack = _mm_loadu_si128(pack.as_ptr().cast::<__m128i>());
         _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), _mm_shuffle_epi8(pairs, pack));
