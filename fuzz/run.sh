@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs each fuzz target for a bounded time: fuzz/run.sh [SECONDS_PER_TARGET] [JOBS]
 #
-# Each run starts from the shipped seeds (fuzz/seeds/<target>, made by fuzz/seed.py)
-# and the local corpus (fuzz/corpus/<target>, where new inputs go; not committed).
+# Each run starts from the shipped seeds (fuzz/seeds/<target>, made by fuzz/seed.py),
+# the reproducers of past findings (fuzz/repro/<target>) and the local corpus
+# (fuzz/corpus/<target>, where new inputs go; not committed).
 # Crashes go to fuzz/artifacts/<target>/.
 #
 # Environment:
 #   TARGETS="decode encode"  the targets to run (default: all)
+#   WHATENC_FUZZ_SKIP=a,b    skip the checks of findings already reported (README.md)
 #   KEEP_GOING=1             libFuzzer's fork mode: go on after a crash and count them
 #                            ("crashes: N" in the log) instead of stopping at the first
 #
@@ -26,5 +28,7 @@ for target in $targets; do
   elif [ "$jobs" -gt 1 ]; then
     args+=(-jobs="$jobs" -workers="$jobs")
   fi
-  cargo +nightly fuzz run "$target" "corpus/$target" "seeds/$target" -- "${args[@]}"
+  dirs=("corpus/$target" "seeds/$target")
+  if [ -d "repro/$target" ]; then dirs+=("repro/$target"); fi
+  cargo +nightly fuzz run "$target" "${dirs[@]}" -- "${args[@]}"
 done
