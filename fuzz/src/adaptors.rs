@@ -277,7 +277,11 @@ impl EncodeDriver {
                 Err(e) => {
                     if self.failure(e) {
                         stuck += 1;
-                        assert!(stuck < STUCK, "EncodeWriter stuck: write errs again and again (bug 4?): {}", self.context);
+                        assert!(
+                            stuck < STUCK,
+                            "EncodeWriter stuck: write errs again and again (bug 4?): {}",
+                            self.context
+                        );
                     }
                 }
             }
@@ -318,11 +322,10 @@ impl EncodeDriver {
                         continue;
                     }
                     let upto = encode_reference(self.encoding, self.mode, &self.text[..end], false);
-                    let &(offset, _) = upto
-                        .unmappable
-                        .iter()
-                        .find(|&&(offset, _)| offset as usize >= self.pos)
-                        .unwrap_or_else(|| panic!("write_str reported an unencodable character in mappable text: {}", self.context));
+                    let &(offset, _) =
+                        upto.unmappable.iter().find(|&&(offset, _)| offset as usize >= self.pos).unwrap_or_else(|| {
+                            panic!("write_str reported an unencodable character in mappable text: {}", self.context)
+                        });
                     let offset = offset as usize;
                     self.pos = offset + self.text[offset..].chars().next().expect("a character").len_utf8();
                     stuck = 0;
@@ -425,7 +428,7 @@ impl EncodeDriver {
     }
 
     /// `into_inner` until it succeeds: on an error it hands the writer back (bug 2).
-    fn into_inner(&mut self) {
+    fn take_inner(&mut self) {
         let mut stuck = 0;
         loop {
             let writer = self.writer.take().expect("writer present");
@@ -478,7 +481,8 @@ pub fn check_encode_writer(data: &[u8]) {
     let mut script = Rng::new(seed);
     let inner = Inner::new(Vec::new(), !seed, failures);
     let writer = EncodeWriter::with_capacity(capacity as usize, inner.clone(), encoding, mode).unwrap();
-    let context = format!("{} {mode:?} capacity {capacity} seed {seed:#x} failures {failures} text {text:?}", encoding.name());
+    let context =
+        format!("{} {mode:?} capacity {capacity} seed {seed:#x} failures {failures} text {text:?}", encoding.name());
     let mut driver = EncodeDriver {
         writer: Some(writer),
         inner,
@@ -498,12 +502,12 @@ pub fn check_encode_writer(data: &[u8]) {
         if driver.pos == driver.text.len() || op == 0 {
             match script.below(4) {
                 0 => driver.drop_unfinished(),
-                1 => driver.into_inner(),
+                1 => driver.take_inner(),
                 _ => {
                     driver.finish();
                     // After a successful finish, into_inner only hands the writer back.
                     if script.chance(1, 2) {
-                        driver.into_inner();
+                        driver.take_inner();
                     } else {
                         driver.writer = None;
                     }
@@ -612,7 +616,7 @@ impl DecodeDriver {
     }
 
     /// `into_inner` until it succeeds: on an error it hands the writer back (bug 2).
-    fn into_inner(&mut self) {
+    fn take_inner(&mut self) {
         let mut stuck = 0;
         loop {
             let writer = self.writer.take().expect("writer present");
@@ -658,8 +662,10 @@ pub fn check_decode_writer(data: &[u8]) {
     let mut script = Rng::new(seed);
     let inner = Inner::new(Vec::new(), !seed, failures);
     let writer = DecodeWriter::with_capacity(capacity as usize, inner.clone(), encoding, options);
-    let context =
-        format!("{} {options:?} capacity {capacity} seed {seed:#x} failures {failures} input {payload:02X?}", encoding.name());
+    let context = format!(
+        "{} {options:?} capacity {capacity} seed {seed:#x} failures {failures} input {payload:02X?}",
+        encoding.name()
+    );
     let mut driver = DecodeDriver {
         writer: Some(writer),
         inner,
@@ -676,11 +682,11 @@ pub fn check_decode_writer(data: &[u8]) {
         if driver.pos == driver.input.len() || op == 0 {
             match script.below(4) {
                 0 => driver.drop_unfinished(),
-                1 => driver.into_inner(),
+                1 => driver.take_inner(),
                 _ => {
                     driver.finish();
                     if script.chance(1, 2) {
-                        driver.into_inner();
+                        driver.take_inner();
                     } else {
                         driver.writer = None;
                     }
@@ -707,8 +713,10 @@ pub fn check_decode_reader(data: &[u8]) {
     let mut script = Rng::new(seed);
     let inner = Inner::new(payload.to_vec(), !seed, failures);
     let mut reader = DecodeReader::with_capacity(capacity as usize, inner.clone(), encoding, options);
-    let context =
-        format!("{} {options:?} capacity {capacity} seed {seed:#x} failures {failures} input {payload:02X?}", encoding.name());
+    let context = format!(
+        "{} {options:?} capacity {capacity} seed {seed:#x} failures {failures} input {payload:02X?}",
+        encoding.name()
+    );
     let expected = decode_reference(encoding, options, payload, true);
 
     let mut text = Vec::new();
@@ -748,7 +756,11 @@ pub fn check_decode_reader(data: &[u8]) {
                     let index = reported.len();
                     reported.push(offset);
                     if let Some(&before) = expected.text_at_errors.get(index) {
-                        assert_eq!(text.len(), before, "error {index} reported before all the text before it: {context}");
+                        assert_eq!(
+                            text.len(),
+                            before,
+                            "error {index} reported before all the text before it: {context}"
+                        );
                     }
                 }
                 other => panic!("{other:?} from a decode reader: {context}"),

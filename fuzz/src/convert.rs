@@ -12,8 +12,7 @@
 //!   read from the bytes ([`crate::units_from`]).
 
 use whatenc::{
-    DecodeProgress, Decoder, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode,
-    hooks,
+    DecodeProgress, Decoder, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode, hooks,
 };
 
 use crate::{Decoded, Rng, decode_reference, encode_reference, header, peer, peer_agrees};
@@ -159,7 +158,11 @@ fn decode_streamed(
                         chunk.len() + p.read
                     );
                     if p.read == 0 && p.written == 0 {
-                        assert!(room < progress_room, "{} {form:?}: no progress with {room} units of room", encoding.name());
+                        assert!(
+                            room < progress_room,
+                            "{} {form:?}: no progress with {room} units of room",
+                            encoding.name()
+                        );
                         stalled = true;
                     }
                 }
@@ -286,7 +289,8 @@ pub fn check_encode(data: &[u8]) {
     }
     let effective: Vec<u16> = chunks.iter().flat_map(|(_, piece)| piece.iter().copied()).collect();
     let text = String::from_utf16_lossy(&effective);
-    let context = format!("{} {mode:?} form={input_form} bound={bound} text {text:?} units {effective:04X?}", encoding.name());
+    let context =
+        format!("{} {mode:?} form={input_form} bound={bound} text {text:?} units {effective:04X?}", encoding.name());
 
     let whole = encode_reference(encoding, mode, &text, true);
     if peer_agrees(encoding) {
@@ -299,12 +303,17 @@ pub fn check_encode(data: &[u8]) {
                 assert_eq!(whole.had_references, had_references, "take_unmappable differs from encoding_rs: {context}");
             }
             EncoderErrorMode::Fatal => {
-                let (result, read) = peer_encoder.encode_from_utf8_to_vec_without_replacement(&text, &mut expected, true);
+                let (result, read) =
+                    peer_encoder.encode_from_utf8_to_vec_without_replacement(&text, &mut expected, true);
                 let peer_first = match result {
                     encoding_rs::EncoderResult::Unmappable(c) => Some((crate::offset_of_last(&text, read), c)),
                     _ => None,
                 };
-                assert_eq!(whole.unmappable.first().copied(), peer_first, "unmappable differs from encoding_rs: {context}");
+                assert_eq!(
+                    whole.unmappable.first().copied(),
+                    peer_first,
+                    "unmappable differs from encoding_rs: {context}"
+                );
                 let ours = &whole.bytes[..whole.bytes_before_first_error.unwrap_or(whole.bytes.len())];
                 assert_eq!(ours, &expected[..], "bytes differ from encoding_rs: {context}");
             }
@@ -406,7 +415,11 @@ fn check_encode_hooks(
                 failures.push((crate::offset_of_last(text, text.len() - input.len()), c));
             }
             assert!(input.is_empty(), "encode_or_fail left input: {context}");
-            assert_eq!((output, failures), (whole.bytes.clone(), whole.unmappable.clone()), "encode_or_fail: {context}");
+            assert_eq!(
+                (output, failures),
+                (whole.bytes.clone(), whole.unmappable.clone()),
+                "encode_or_fail: {context}"
+            );
         }
     }
 }

@@ -17,9 +17,7 @@
 pub mod adaptors;
 pub mod convert;
 
-use whatenc::{
-    BomHandling, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode,
-};
+use whatenc::{BomHandling, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode};
 
 /// Whether a check of a finding already reported is to be skipped, so that a run can
 /// fuzz past it: `WHATENC_FUZZ_SKIP=name,name` (the names are in fuzz/README.md).
@@ -41,7 +39,7 @@ impl Rng {
         Rng((seed ^ 0x9E37_79B9_7F4A_7C15) | 1)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -50,12 +48,12 @@ impl Rng {
 
     /// A number in `0..n` (0 when `n` is 0).
     pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 { 0 } else { (self.next_u64() % n as u64) as usize }
     }
 
     /// True `num` times in `den`.
     pub fn chance(&mut self, num: u64, den: u64) -> bool {
-        self.next() % den < num
+        self.next_u64() % den < num
     }
 }
 
