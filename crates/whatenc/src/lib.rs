@@ -38,6 +38,7 @@ pub mod io;
 mod simd;
 mod tables;
 pub mod text;
+pub mod tier;
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]
@@ -47,3 +48,4 @@ struct ReadmeDoctests;
 pub use decoder::{BomHandling, DecodeError, DecodeProgress, Decoder, DecoderOptions, DecoderResult, ErrorMode};
 pub use encoder::{EncodeProgress, Encoder, EncoderErrorMode, EncoderResult, NoEncoder};
 pub use encoding::*;
+pub use tier::{Tier, active_tier, max_tier, set_max_tier};

@@ -5,6 +5,9 @@
 //! `Decoder`/`Encoder` over the whole input. Also one test for each bug of the
 //! reliability audit: `into_inner` keeps the writer on error, a fatal error cannot
 //! vanish, the encoding writer is not stuck after bytes that are not UTF-8.
+//!
+//! Needs the `tokio`, `futures-io` and `stream` features (`--all-features`).
+#![cfg(all(feature = "tokio", feature = "futures-io", feature = "stream"))]
 
 mod common;
 
@@ -767,4 +770,79 @@ fn encode_writer_is_not_stuck_after_a_broken_character() {
     assert_eq!(writer.write(b"\xFFz").unwrap(), 2);
     writer.finish().unwrap();
     assert_eq!(writer.get_ref(), b"xyz");
+}
+
+// ---------------------------------------------------------------------------
+// Streams: the same core, ending at the first error
+// ---------------------------------------------------------------------------
+
+/// Polls a stream to its end with a waker that does nothing (the inner streams
+/// here are always ready).
+fn collect_stream<S: futures_core::Stream + Unpin>(mut stream: S) -> Vec<S::Item> {
+    let mut items = Vec::new();
+    loop {
+        match Pin::new(&mut stream).poll_next(&mut cx()) {
+            Poll::Ready(Some(item)) => items.push(item),
+            Poll::Ready(None) => return items,
+            Poll::Pending => panic!("an always-ready inner stream made the adaptor pend"),
+        }
+    }
+}
+
+/// Cuts `bytes` into random chunks of 0 to 9 bytes.
+fn chunks_of(bytes: &[u8], rng: &mut Rng) -> Vec<Vec<u8>> {
+    let mut chunks = Vec::new();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let end = (pos + rng.below(10)).min(bytes.len());
+        chunks.push(bytes[pos..end].to_vec());
+        pos = end;
+    }
+    chunks
+}
+
+#[test]
+fn streams_match_the_reference_and_end_at_the_first_error() {
+    let mut rng = Rng::new(0x57E4);
+    for (encoding, input) in decode_inputs(&mut rng) {
+        for options in DECODE_OPTIONS {
+            let (text, errors) = reference_decode(encoding, options, &input);
+            let chunks = chunks_of(&input, &mut rng);
+            let stream = whatenc::io::DecodeStream::new(futures_util::stream::iter(chunks), encoding, options);
+            let items = collect_stream(stream);
+            let mut got = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Ok(piece) => {
+                        assert!(!piece.is_empty(), "no empty chunk is yielded");
+                        got.extend_from_slice(piece.as_bytes());
+                    }
+                    Err(error) => {
+                        assert_eq!(Some(&error.offset), errors.first(), "{}", encoding.name());
+                        assert_eq!(i + 1, items.len(), "the stream ends after its error");
+                    }
+                }
+            }
+            let has_error = items.last().is_some_and(Result::is_err);
+            assert_eq!(has_error, !errors.is_empty(), "{} {options:?} {input:02X?}", encoding.name());
+            if has_error {
+                assert!(text.starts_with(&got), "{} {options:?}", encoding.name());
+            } else {
+                assert_eq!(got, text, "{} {options:?} {input:02X?}", encoding.name());
+            }
+        }
+    }
+    // ISO-2022-JP reports U+FFFD for ESC; the error names the input's character and
+    // its offset.
+    let stream = whatenc::io::EncodeStream::new(
+        futures_util::stream::iter(["ab", "\u{1B}c"]),
+        whatenc::ISO_2022_JP,
+        EncoderErrorMode::Fatal,
+    )
+    .unwrap();
+    let items = collect_stream(stream);
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0].as_deref().unwrap(), b"ab");
+    let error = items[1].as_ref().unwrap_err();
+    assert_eq!((error.character, error.offset), ('\u{1B}', 2));
 }

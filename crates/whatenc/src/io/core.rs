@@ -482,6 +482,7 @@ impl<C: Convert> WriteCore<C> {
     }
 
     /// Stops the check on drop: the caller took the inner writer as it is.
+    #[cfg(any(feature = "futures-io", feature = "tokio", feature = "stream"))]
     pub(crate) fn unwatch(&mut self) {
         self.watch = None;
     }

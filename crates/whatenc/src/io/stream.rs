@@ -9,9 +9,10 @@ use std::vec::Vec;
 
 use futures_core::Stream;
 
-use super::UnencodableError;
-use crate::decoder::{DecodeError, Decoder, DecoderOptions, DecoderResult};
-use crate::encoder::{Encoder, EncoderErrorMode, EncoderResult, NoEncoder};
+use super::core::{Convert, DecodeWriteCore, EncodeWriteCore, WriteCore};
+use super::{DEFAULT_BUFFER_SIZE, UnencodableError};
+use crate::decoder::{DecodeError, DecoderOptions};
+use crate::encoder::{EncoderErrorMode, NoEncoder};
 use crate::encoding::Encoding;
 
 /// A `Stream` of text decoded from a `Stream` of byte chunks (anything
@@ -42,7 +43,7 @@ use crate::encoding::Encoding;
 #[derive(Debug)]
 pub struct DecodeStream<S> {
     inner: S,
-    decoder: Decoder,
+    core: DecodeWriteCore,
     error: Option<DecodeError>,
     done: bool,
 }
@@ -56,7 +57,11 @@ impl<S> DecodeStream<S> {
     /// assert_eq!(stream.encoding(), GBK);
     /// ```
     pub fn new(inner: S, encoding: &'static Encoding, options: DecoderOptions) -> DecodeStream<S> {
-        DecodeStream { inner, decoder: encoding.new_decoder_with(options), error: None, done: false }
+        let mut core = DecodeWriteCore::new("whatenc::io::DecodeStream", encoding, options, DEFAULT_BUFFER_SIZE);
+        // The stream finishes itself when its input ends; a consumer that stops
+        // reading early drops the rest on purpose.
+        core.unwatch();
+        DecodeStream { inner, core, error: None, done: false }
     }
 
     /// The encoding being decoded: the one given, or the one a sniffed BOM chose.
@@ -67,7 +72,7 @@ impl<S> DecodeStream<S> {
     /// assert_eq!(stream.encoding(), BIG5);
     /// ```
     pub fn encoding(&self) -> &'static Encoding {
-        self.decoder.encoding()
+        self.core.encoding()
     }
 
     /// The stream of byte chunks.
@@ -81,24 +86,47 @@ impl<S> DecodeStream<S> {
         self.inner
     }
 
-    fn decode(&mut self, src: &[u8], last: bool) -> String {
-        let mut text = String::new();
-        let mut read = 0;
-        loop {
-            let room = self.decoder.max_utf8_buffer_length(src.len() - read).unwrap_or(src.len());
-            text.reserve(room.max(16));
-            let progress = self.decoder.decode_to_string(&src[read..], &mut text, last);
-            read += progress.read;
-            match progress.result {
-                DecoderResult::InputEmpty => return text,
-                DecoderResult::OutputFull => {}
-                DecoderResult::Malformed(error) => {
-                    self.error = Some(error);
-                    return text;
-                }
-            }
-        }
+    fn decode(&mut self, src: Option<&[u8]>) -> String {
+        let (bytes, error) = run(&mut self.core, src);
+        self.error = error.map(|e| data_error(&e));
+        // The core's output is whole UTF-8 characters.
+        String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
+}
+
+/// Runs a chunk (`None`: the end of the stream) through `core`: the output, and the
+/// first error in the data, after which the stream ends.
+fn run<C: Convert>(core: &mut WriteCore<C>, chunk: Option<&[u8]>) -> (Vec<u8>, Option<std::io::Error>) {
+    let mut out = Vec::new();
+    let mut write = |bytes: &[u8]| {
+        out.extend_from_slice(bytes);
+        Poll::Ready(Ok(bytes.len()))
+    };
+    let result = match chunk {
+        Some(mut rest) => loop {
+            if rest.is_empty() {
+                break core.poll_write_out(&mut write);
+            }
+            match core.poll_write(rest, &mut write) {
+                Poll::Ready(Ok(n)) => rest = &rest[n..],
+                Poll::Ready(Err(error)) => break Poll::Ready(Err(error)),
+                Poll::Pending => unreachable!("writing into a Vec is never pending"),
+            }
+        },
+        None => core.poll_finish(&mut write),
+    };
+    // What was decoded or encoded before an error comes first.
+    let _ = core.poll_write_out(&mut write);
+    match result {
+        Poll::Ready(Err(error)) => (out, Some(error)),
+        _ => (out, None),
+    }
+}
+
+/// The `DecodeError` or `UnencodableError` inside an error of a stream's core: the
+/// only errors it can have, as its output never fails.
+fn data_error<E: std::error::Error + Copy + 'static>(error: &std::io::Error) -> E {
+    *error.get_ref().and_then(|e| e.downcast_ref::<E>()).expect("a stream's core fails only on its data")
 }
 
 impl<S, B> Stream for DecodeStream<S>
@@ -119,9 +147,9 @@ where
                 return Poll::Ready(None);
             }
             let text = match ready!(Pin::new(&mut this.inner).poll_next(cx)) {
-                Some(chunk) => this.decode(chunk.as_ref(), false),
+                Some(chunk) => this.decode(Some(chunk.as_ref())),
                 None => {
-                    let text = this.decode(&[], true);
+                    let text = this.decode(None);
                     this.done = this.error.is_none();
                     text
                 }
@@ -158,8 +186,7 @@ where
 #[derive(Debug)]
 pub struct EncodeStream<S> {
     inner: S,
-    encoder: Encoder,
-    position: u64,
+    core: EncodeWriteCore,
     error: Option<UnencodableError>,
     done: bool,
 }
@@ -174,7 +201,9 @@ impl<S> EncodeStream<S> {
     /// assert!(EncodeStream::new(chunks, UTF_16BE, EncoderErrorMode::Html).is_err());
     /// ```
     pub fn new(inner: S, encoding: &'static Encoding, mode: EncoderErrorMode) -> Result<EncodeStream<S>, NoEncoder> {
-        Ok(EncodeStream { inner, encoder: encoding.new_encoder_with(mode)?, position: 0, error: None, done: false })
+        let mut core = EncodeWriteCore::new("whatenc::io::EncodeStream", encoding, mode, DEFAULT_BUFFER_SIZE)?;
+        core.unwatch();
+        Ok(EncodeStream { inner, core, error: None, done: false })
     }
 
     /// The encoding written.
@@ -185,7 +214,7 @@ impl<S> EncodeStream<S> {
     /// assert_eq!(EncodeStream::new(chunks, EUC_KR, EncoderErrorMode::Html).unwrap().encoding(), EUC_KR);
     /// ```
     pub fn encoding(&self) -> &'static Encoding {
-        self.encoder.encoding()
+        self.core.encoding()
     }
 
     /// The stream of text chunks.
@@ -199,14 +228,9 @@ impl<S> EncodeStream<S> {
         self.inner
     }
 
-    fn encode(&mut self, text: &str, last: bool) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        let (result, read) = self.encoder.encode_from_utf8_to_vec(text, &mut bytes, last);
-        self.position += read as u64;
-        if let EncoderResult::Unmappable(character) = result {
-            let offset = self.position - character.len_utf8() as u64;
-            self.error = Some(UnencodableError { character, offset, encoding: self.encoder.encoding() });
-        }
+    fn encode(&mut self, text: Option<&str>) -> Vec<u8> {
+        let (bytes, error) = run(&mut self.core, text.map(str::as_bytes));
+        self.error = error.map(|e| data_error(&e));
         bytes
     }
 }
@@ -229,10 +253,10 @@ where
                 return Poll::Ready(None);
             }
             let bytes = match ready!(Pin::new(&mut this.inner).poll_next(cx)) {
-                Some(chunk) => this.encode(chunk.as_ref(), false),
+                Some(chunk) => this.encode(Some(chunk.as_ref())),
                 None => {
                     this.done = true;
-                    this.encode("", true)
+                    this.encode(None)
                 }
             };
             if !bytes.is_empty() {

@@ -24,11 +24,18 @@ use core::arch::x86_64::{
 };
 use core::mem::MaybeUninit;
 
-/// Whether the CPU has AVX-512BW and AVX-512VBMI (`std` caches the answer); without
-/// `std`, only when the build targets them.
+/// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX-512,
+/// and the CPU has AVX-512BW and AVX-512VBMI (`std` caches the answer; without
+/// `std`, only when the build targets them).
+#[inline(always)]
+pub(crate) fn available() -> bool {
+    super::allows(crate::tier::Tier::Avx512) && cpu_has_all()
+}
+
+/// Whether the CPU has the features, whatever the cap on the tier.
 #[inline(always)]
 #[allow(clippy::eq_op, clippy::nonminimal_bool, reason = "without `std` both are `cfg!` constants")]
-pub(crate) fn available() -> bool {
+pub(crate) fn cpu_has_all() -> bool {
     super::cpu_has!("avx512bw") && super::cpu_has!("avx512vbmi")
 }
 

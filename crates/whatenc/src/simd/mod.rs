@@ -10,6 +10,10 @@
 //! the feature uses them. UTF-8 validation falls back to simdutf8. Every kernel is
 //! tested against its scalar twin on inputs at every alignment.
 //!
+//! A cap on the tier ([`crate::tier`]: `WHATENC_MAX_TIER` or `set_max_tier`) stops
+//! the choice at a lower tier, down to the portable kernels, so that one build runs
+//! and one machine measures every tier.
+//!
 //! Kernels may store whole words and vectors past the output they report, at most
 //! [`utf8_out::SCRATCH`] units; callers treat only the reported output as written.
 //!
@@ -51,17 +55,63 @@ mod x86_64;
 
 use alloc::string::String;
 
-#[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
-pub(crate) use scalar::{
-    block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, decode_table_to_utf8,
-    decode_table_to_utf16, encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
-};
 pub(crate) use utf16_to_utf8::{ByteUnits, bmp_to_utf8, utf16_to_utf8};
+
+use crate::tier::Tier;
+
+/// Whether the cap on the tier lets kernels of `tier` run (the CPU's features are
+/// checked separately).
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-pub(crate) use x86_64::{
-    block_to_utf8, copy_ascii_to_ascii, copy_ascii_to_utf16, copy_utf16_ascii_to_bytes, decode_table_to_utf8,
-    decode_table_to_utf16, encode_utf16_linear, utf16_bytes_ascii_to_bytes, utf16_bytes_to_units,
-};
+#[inline(always)]
+fn allows(tier: Tier) -> bool {
+    crate::tier::max_tier() >= tier
+}
+
+/// The highest tier of kernels this CPU has (whatever the cap).
+#[allow(clippy::ifs_same_cond, reason = "without `std` the conditions are `cfg!` constants")]
+pub(crate) fn cpu_tier() -> Tier {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    {
+        if avx512::cpu_has_all() || avx512_utf16::cpu_has_all() {
+            Tier::Avx512
+        } else if cpu_has!("avx2") {
+            Tier::Avx2
+        } else if cpu_has!("ssse3") {
+            Tier::Ssse3
+        } else {
+            Tier::Sse2
+        }
+    }
+    #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+    Tier::Portable
+}
+
+/// The SSE2 kernels of `x86_64` where the cap allows them, else their portable
+/// twins: one function each, with the twins' signature.
+macro_rules! sse2_or_portable {
+    ($(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {$(
+        #[inline(always)]
+        pub(crate) fn $name($($arg: $ty),*) -> $ret {
+            #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+            if allows(Tier::Sse2) {
+                return x86_64::$name($($arg),*);
+            }
+            scalar::$name($($arg),*)
+        }
+    )*};
+}
+
+sse2_or_portable! {
+    fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize;
+    fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
+    fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
+    fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
+    fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize);
+    fn decode_table_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256], start: u8, len: u8, delta: u16) -> usize;
+    fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize;
+    fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize;
+    fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
+}
 
 /// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it (detected once, at run
 /// time, with `std`), otherwise simdutf8's fastest kernel for this CPU; the text when

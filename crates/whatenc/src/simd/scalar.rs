@@ -103,10 +103,6 @@ pub(crate) const UTF8_BLOCK_ROOM: usize = 64;
 /// by byte. Stops before a null byte; returns the bytes read and written. (The SSE2
 /// twin leaves up to 16 scratch bytes after the output.)
 #[inline]
-#[cfg_attr(
-    all(target_arch = "x86_64", not(whatenc_portable), not(test)),
-    expect(dead_code, reason = "the twin of the SSE2 kernel")
-)]
 pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize) {
     let (mut read, mut written) = (0, 0);
     while let Some(block) = src[read..].first_chunk::<TABLE_BLOCK>() {
@@ -154,10 +150,6 @@ pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256
 /// (each byte's code unit, 0 for null), unless the block has a unit of 0 (null, or
 /// the byte 0x00). Returns the bytes consumed.
 #[inline]
-#[cfg_attr(
-    all(target_arch = "x86_64", not(whatenc_portable), not(test)),
-    expect(dead_code, reason = "the twin of the SSE2 kernel")
-)]
 pub(crate) fn decode_table_to_utf16(
     src: &[u8],
     dst: &mut [u16],
@@ -292,10 +284,6 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 /// Writes eight code units that are not surrogates as UTF-8 at the start of `out`;
 /// returns the bytes written (the rest of `out` may be overwritten).
 #[inline]
-#[cfg_attr(
-    all(target_arch = "x86_64", not(whatenc_portable), not(test)),
-    expect(dead_code, reason = "the twin of the SSE2 kernel")
-)]
 pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
     let mut written = 0;
     for unit in block {

@@ -16,11 +16,12 @@ use core::arch::x86_64::{
     _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
 };
 
-/// Whether the CPU has SSSE3 (`std` caches the answer); without `std`, only when
-/// the build targets it.
+/// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows SSSE3,
+/// and the CPU has it (`std` caches the answer; without `std`, only when the build
+/// targets it).
 #[inline(always)]
 pub(crate) fn available() -> bool {
-    super::cpu_has!("ssse3")
+    super::allows(crate::tier::Tier::Ssse3) && super::cpu_has!("ssse3")
 }
 
 /// Patterns 0 to 63: six characters of one or two bytes (bit k of the index set when
