@@ -19,6 +19,7 @@ cd "$(dirname "$0")"
 seconds=${1:-60}
 jobs=${2:-1}
 targets=${TARGETS:-"decode encode encode_writer decode_writer decode_reader"}
+failed=""
 for target in $targets; do
   mkdir -p "corpus/$target"
   echo "== $target for ${seconds}s x $jobs job(s)"
@@ -30,5 +31,9 @@ for target in $targets; do
   fi
   dirs=("corpus/$target" "seeds/$target")
   if [ -d "repro/$target" ]; then dirs+=("repro/$target"); fi
-  cargo +nightly fuzz run "$target" "${dirs[@]}" -- "${args[@]}"
+  cargo +nightly fuzz run "$target" "${dirs[@]}" -- "${args[@]}" || failed="$failed $target"
 done
+if [ -n "$failed" ]; then
+  echo "== crashes in:$failed (see fuzz/artifacts/)"
+  exit 1
+fi
