@@ -15,6 +15,8 @@ type Results = BTreeMap<(String, Op), BTreeMap<String, f64>>;
 
 const WHATENC: &str = "whatenc";
 const ENCODING_RS: &str = "encoding_rs";
+/// encoding_rs's API on whatenc (crates/whatenc-encoding-rs).
+const COMPAT: &str = "whatenc-encoding-rs";
 const FAST_LEGACY: &str = "encoding_rs fast-legacy-encode";
 const RUST_ENCODING: &str = "rust-encoding";
 const STD: &str = "std::str::from_utf8";
@@ -77,6 +79,7 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
     let units = document.utf16.as_slice();
     let encoding = document.encoding;
     let peer = encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known to encoding_rs");
+    let compat = whatenc_encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known to the compat API");
     let rust_encoding = encoding::label::encoding_from_whatwg_label(encoding.name());
     let out_len = text.len() * 12 + units.len() * 12 + 64;
     let string = &RefCell::new(String::with_capacity(bytes.len() * 3 + 64));
@@ -109,6 +112,12 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
             let mut string = string.borrow_mut();
             string.clear();
             let _ = peer.new_decoder_without_bom_handling().decode_to_string(bytes, &mut string, true);
+            string.len()
+        }),
+        Candidate::new(COMPAT, || {
+            let mut string = string.borrow_mut();
+            string.clear();
+            let _ = compat.new_decoder_without_bom_handling().decode_to_string(bytes, &mut string, true);
             string.len()
         }),
     ];
@@ -150,6 +159,9 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
             Candidate::new(ENCODING_RS, || {
                 peer.new_decoder_without_bom_handling().decode_to_utf16(bytes, &mut utf16.borrow_mut(), true).2
             }),
+            Candidate::new(COMPAT, || {
+                compat.new_decoder_without_bom_handling().decode_to_utf16(bytes, &mut utf16.borrow_mut(), true).2
+            }),
         ],
     );
 
@@ -159,6 +171,7 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         let mut candidates = vec![
             Candidate::new(WHATENC, || new_encoder().encode_from_utf8(text, &mut out.borrow_mut(), true).written),
             Candidate::new(ENCODING_RS, || peer.new_encoder().encode_from_utf8(text, &mut out.borrow_mut(), true).2),
+            Candidate::new(COMPAT, || compat.new_encoder().encode_from_utf8(text, &mut out.borrow_mut(), true).2),
         ];
         if let Some(rust_encoding) = rust_encoding {
             // rust-encoding appends to a Vec: the shared buffer, emptied.
@@ -189,6 +202,7 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
                 Candidate::new(ENCODING_RS, || {
                     peer.new_encoder().encode_from_utf16(units, &mut out.borrow_mut(), true).2
                 }),
+                Candidate::new(COMPAT, || compat.new_encoder().encode_from_utf16(units, &mut out.borrow_mut(), true).2),
             ],
         );
     }
@@ -277,7 +291,7 @@ fn report(settings: &Settings, results: &Results) -> String {
         targets(&mut out, results);
     }
 
-    let columns = [WHATENC, ENCODING_RS, FAST_LEGACY, RUST_ENCODING, STD, SIMDUTF8, MEMCPY];
+    let columns = [WHATENC, ENCODING_RS, COMPAT, FAST_LEGACY, RUST_ENCODING, STD, SIMDUTF8, MEMCPY];
     writeln!(
         out,
         "The {FAST_LEGACY} column comes from a separate process (the feature would change the \
@@ -366,5 +380,13 @@ fn targets(out: &mut String, results: &Results) {
         collect(&utf8, &[Op::EncodeFromStr], WHATENC, MEMCPY),
     );
     line(out, "The same, encoding_rs / memcpy", collect(&utf8, &[Op::EncodeFromStr], ENCODING_RS, MEMCPY));
+    let all = |_: &str| true;
+    let streaming = [Op::DecodeToString, Op::DecodeToUtf16, Op::EncodeFromStr, Op::EncodeFromUtf16];
+    line(
+        out,
+        "encoding_rs's API on whatenc, whatenc-encoding-rs / encoding_rs",
+        collect(&all, &streaming, COMPAT, ENCODING_RS),
+    );
+    line(out, "The compat layer's cost, whatenc-encoding-rs / whatenc", collect(&all, &streaming, COMPAT, WHATENC));
     writeln!(out).unwrap();
 }

@@ -9,7 +9,7 @@ use whatenc::{DecoderResult, ErrorMode};
 use crate::Failure;
 use crate::cli::CheckArgs;
 use crate::convert::{Window, decoder_options, hex};
-use crate::files::{InputSpec, READ_SIZE, read_some};
+use crate::files::{InputSpec, READ_SIZE, read_some, stdout_error};
 use crate::labels::lookup;
 use crate::position::Position;
 use crate::progress::Progress;
@@ -24,7 +24,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Failure> {
         let size = input.preflight()?;
         total = total.zip(size).map(|(a, b)| a + b);
     }
-    let mut progress = Progress::new(args.progress, total);
+    let mut progress = Progress::new(args.progress, total, true);
     let mut out = Report { out: BufWriter::with_capacity(64 * 1024, io::stdout().lock()) };
     let mut buf = vec![0u8; READ_SIZE];
     let mut text = String::with_capacity(from.new_decoder().max_utf8_buffer_length(READ_SIZE).unwrap_or(READ_SIZE));
@@ -97,14 +97,5 @@ impl<W: Write> Report<W> {
     /// Writes one line.
     fn line(&mut self, line: std::fmt::Arguments<'_>) -> Result<(), Failure> {
         writeln!(self.out, "{line}").map_err(|e| stdout_error(&e))
-    }
-}
-
-/// The failure for a write error on standard output.
-fn stdout_error(error: &io::Error) -> Failure {
-    if error.kind() == io::ErrorKind::BrokenPipe {
-        Failure::BrokenPipe
-    } else {
-        Failure::Io(format!("cannot write to standard output: {}", crate::files::describe(error)))
     }
 }

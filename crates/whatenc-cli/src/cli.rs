@@ -4,23 +4,25 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// Examples shown at the end of `whatenc --help`.
 const EXAMPLES: &str = "\
 Examples:
-  whatenc convert -f shift_jis samples/ja.shift_jis.txt      Shift_JIS to UTF-8 on stdout
+  whatenc convert -f gbk samples/zh_cn.gbk.txt               GBK to UTF-8 on stdout
   whatenc convert -t windows-1252 -o notes.1252.txt notes.txt
   whatenc -f gbk -t utf-8 < in.txt > out.txt                 iconv spelling (convert is implied)
-  whatenc check -f euc-kr samples/ko.euc-kr.txt              list every malformed sequence
+  whatenc convert -r -f shift_jis --backup .orig old-site/  a whole tree, in place, on all cores
+  whatenc check -f utf-8 samples/fr.windows-1252.txt        list every malformed sequence
   whatenc list --json                                        every encoding and label, for scripts
   whatenc label latin1                                       what \"get an encoding\" gives
   whatenc sniff page.html                                    what the byte order mark says
   whatenc completions bash > /etc/bash_completion.d/whatenc
   whatenc man > whatenc.1
 
-Exit status: 0 success; 1 malformed input or unmappable text in fatal mode, or
-`check` found malformed input; 2 usage or I/O error.";
+Exit status: 0 success; 1 malformed input or unmappable text in fatal mode (or
+replaced, with --strict), a replacement-encoding label, or `check` found malformed
+input; 2 usage or I/O error.";
 
 /// Examples for `whatenc convert --help`.
 const CONVERT_EXAMPLES: &str = "\
@@ -33,9 +35,18 @@ Error modes:
                         malformed sequence or unmappable character, exit 1
   --decode-errors, --encode-errors set one side only and override --errors.
   -c                    drop malformed sequences and unmappable characters (iconv -c)
+Whatever was replaced is summed up in one line on standard error (-q: not);
+--strict makes it a failure (exit 1, an output file left as it was).
+
+Output files: -o writes a device or FIFO directly; a regular file is replaced
+atomically (temporary file, fsync, rename), keeping its mode, owner, group and hard
+links; a read-only one is refused. --in-place FILE... and -r DIR... do the same for
+each file, -j at a time, and end with a summary.
 
 Examples:
   whatenc convert -f shift_jis samples/ja.shift_jis.txt
+  whatenc convert --in-place -f euc-kr --backup .orig *.txt
+  whatenc convert -r -j 4 -f windows-1251 --strict archive/
   whatenc convert -f windows-1251 -t koi8-r -o out.txt in.txt
   whatenc convert --errors fatal -f euc-jp in.txt > out.txt || echo \"not EUC-JP\"
   whatenc convert -t iso-2022-jp -c in.txt                    drop what ISO-2022-JP lacks
@@ -50,9 +61,13 @@ LINE counts U+000A line feeds, COLUMN counts Unicode scalar values, both from 1;
 the byte offset counts from 0 at the start of the file (a BOM included).
 
 Examples:
-  whatenc check -f shift_jis samples/ja.shift_jis.txt
+  whatenc check -f utf-8 samples/fr.windows-1252.txt      not UTF-8: reports each é
+  whatenc check -f shift_jis samples/ja.euc-jp.txt         EUC-JP is not Shift_JIS
   whatenc check -f utf-8 *.txt && echo \"all valid UTF-8\"
-  curl -s https://example.com/ | whatenc check -f windows-1252 -";
+  curl -s https://example.com/ | whatenc check -f utf-8 -
+
+(Every byte is valid windows-1252 and most single-byte encodings: checking
+against them can report nothing. Check against what the text claims to be.)";
 
 /// Examples for `whatenc list --help`.
 const LIST_EXAMPLES: &str = "\
@@ -176,7 +191,10 @@ pub enum ProgressWhen {
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// The input encoding: any label of the standard, such as shift_jis, latin1 or gbk.
-    #[arg(short = 'f', long = "from", value_name = "LABEL", default_value = "utf-8")]
+    /// `convert` refuses the labels of the replacement encoding (hz-gb-2312,
+    /// iso-2022-kr, ...), which turn any input into one U+FFFD, unless given
+    /// --errors replacement.
+    #[arg(short = 'f', long = "from", visible_alias = "from-code", value_name = "LABEL", default_value = "utf-8")]
     pub from: String,
     /// Do not let a byte order mark override --from (by default a UTF-8, UTF-16BE or
     /// UTF-16LE BOM wins, as the standard's `decode` does, and is removed).
@@ -195,7 +213,7 @@ pub struct ConvertArgs {
     pub input: InputArgs,
     /// The output encoding. An encoding with no encoder (replacement, UTF-16BE,
     /// UTF-16LE) writes its output encoding, UTF-8, and says so on standard error.
-    #[arg(short = 't', long = "to", value_name = "LABEL", default_value = "utf-8")]
+    #[arg(short = 't', long = "to", visible_alias = "to-code", value_name = "LABEL", default_value = "utf-8")]
     pub to: String,
     /// The error mode of both sides: replacement and html are the default (U+FFFD for
     /// malformed input, &#N; for unmappable text), fatal stops at the first error.
@@ -210,14 +228,49 @@ pub struct ConvertArgs {
     /// Drop malformed sequences and unmappable characters silently, as iconv -c does.
     #[arg(short = 'c', long = "drop", conflicts_with_all = ["errors", "decode_errors", "encode_errors"])]
     pub drop: bool,
-    /// Write to OUT instead of standard output. The output goes to a temporary file
-    /// next to OUT, renamed to OUT on success (OUT may be one of the inputs).
+    /// Write to OUT instead of standard output. A regular file is replaced only on
+    /// success, through a temporary file next to it that keeps its mode, owner, group
+    /// and hard links; a device or FIFO is written directly; a read-only file is
+    /// refused. OUT may be one of the inputs.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// With -o, keep the partial output in OUT when conversion stops on an error (by
-    /// default it is removed and OUT is left as it was).
+    /// default it is removed and OUT is left as it was). It ends after its last whole
+    /// character, even when the disk filled up.
     #[arg(long, requires = "output")]
     pub keep_partial: bool,
+    /// Replace each FILE by its conversion (atomically, keeping its mode, owner and
+    /// group), only when the conversion succeeded.
+    #[arg(long, conflicts_with_all = ["output", "keep_partial"])]
+    pub in_place: bool,
+    /// With --in-place or -r, keep each original file as FILE + SUFFIX.
+    #[arg(long, value_name = "SUFFIX")]
+    pub backup: Option<String>,
+    /// Convert every file under each FILE that is a directory, in place (implies
+    /// --in-place). Hidden files and what .gitignore, .ignore and .whatencignore files
+    /// exclude are skipped; symbolic links are not followed.
+    #[arg(short = 'r', long, conflicts_with_all = ["output", "keep_partial"])]
+    pub recursive: bool,
+    /// With -r, do not skip hidden and ignored files.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// With --in-place or -r, convert N files at a time (default: one per core, and at
+    /// least 8, since each file waits for the disk to sync it).
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Do not print the summary of replaced sequences and characters, nor warnings
+    /// (iconv: -s, --silent).
+    #[arg(short, long, short_alias = 's', alias = "silent")]
+    pub quiet: bool,
+    /// Exit with status 1 when anything was replaced (malformed input written as
+    /// U+FFFD, unmappable text as &#N;): the output is then treated as failed, and an
+    /// output file or a file converted in place is left as it was.
+    #[arg(long)]
+    pub strict: bool,
+    /// Start the output with a byte order mark (UTF-8 or --utf16-output only;
+    /// `-t utf-16 --utf16-output` writes one anyway, as iconv's `-t utf-16` does).
+    #[arg(long)]
+    pub bom: bool,
     /// Extension to the standard: with -t utf-16le or utf-16be, write UTF-16 in that
     /// byte order (no BOM) instead of the standard's output encoding, UTF-8.
     #[arg(long)]
@@ -274,20 +327,60 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-/// Rewrites iconv spellings into subcommands: `whatenc -l` is `whatenc list`, and
-/// `whatenc -f X -t Y ...` (a first argument that is one of convert's options) is
-/// `whatenc convert -f X -t Y ...`.
-pub fn iconv_spellings(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+/// Whether standard input is data to convert: a pipe or a regular file, not a
+/// terminal nor `/dev/null`.
+pub fn stdin_is_data() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else { return false };
+    std::fs::File::from(fd).metadata().is_ok_and(|m| m.is_file() || m.file_type().is_fifo())
+}
+
+/// Rewrites iconv spellings into subcommands: `whatenc -l` is `whatenc list`; a
+/// first argument that is one of convert's options (`whatenc -f X -t Y ...`,
+/// `whatenc --keep-partial ...`), `-`, or not a command (`whatenc FILE...`) implies
+/// `convert`; and with no arguments, piped input (`stdin_is_data`) is converted.
+pub fn iconv_spellings(mut args: Vec<std::ffi::OsString>, stdin_is_data: bool) -> Vec<std::ffi::OsString> {
+    if args.len() == 1 && stdin_is_data {
+        args.push("convert".into());
+        return args;
+    }
     let Some(first) = args.get(1).and_then(|a| a.to_str()) else { return args };
     if first == "-l" || first == "--list" {
         args[1] = "list".into();
         return args;
     }
-    let convert_option = ["-f", "-t", "-c", "-o", "--from", "--to", "--errors", "--drop", "--output"]
-        .iter()
-        .any(|option| first == *option || (first.starts_with(option) && first.len() > option.len()));
-    if convert_option || first == "-" {
+    let command = Cli::command();
+    let implies_convert = if first == "-" {
+        true
+    } else if let Some(long) = first.strip_prefix("--") {
+        let name = long.split('=').next().unwrap_or(long);
+        convert_options(&command).any(|arg| {
+            arg.get_long() == Some(name) || arg.get_all_aliases().is_some_and(|aliases| aliases.contains(&name))
+        })
+    } else if let Some(short) = first.strip_prefix('-') {
+        let letter = short.chars().next();
+        convert_options(&command).any(|arg| {
+            letter.is_some()
+                && (arg.get_short() == letter
+                    || arg.get_all_short_aliases().is_some_and(|aliases| aliases.contains(&letter.unwrap_or('-'))))
+        })
+    } else {
+        // Not an option: a command name, or a file as in `iconv FILE`.
+        !command.get_subcommands().any(|c| c.get_name() == first || c.get_all_aliases().any(|a| a == first))
+            && first != "help"
+    };
+    if implies_convert {
         args.insert(1, "convert".into());
     }
     args
+}
+
+/// The options of `convert`, without `--help`.
+fn convert_options(command: &clap::Command) -> impl Iterator<Item = &clap::Arg> {
+    command
+        .find_subcommand("convert")
+        .into_iter()
+        .flat_map(|c| c.get_arguments())
+        .filter(|arg| !arg.is_positional() && arg.get_id() != "help")
 }

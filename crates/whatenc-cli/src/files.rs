@@ -1,9 +1,8 @@
-//! Inputs (files or standard input) and outputs (standard output, or a temporary
-//! file renamed over `-o OUT` on success), with one-line error messages.
+//! Inputs (files or standard input), with one-line error messages.
 
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Read};
+use std::path::PathBuf;
 
 use crate::Failure;
 
@@ -25,6 +24,15 @@ pub fn describe(error: &io::Error) -> String {
                 None => text,
             }
         }
+    }
+}
+
+/// The failure for a write error on standard output: a closed pipe is quiet.
+pub fn stdout_error(error: &io::Error) -> Failure {
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        Failure::BrokenPipe
+    } else {
+        Failure::Io(format!("cannot write to standard output: {}", describe(error)))
     }
 }
 
@@ -107,108 +115,6 @@ pub fn read_some(input: &mut Input, buf: &mut [u8], spec: &InputSpec) -> Result<
             Ok(n) => return Ok(n),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(spec.read_error(&e)),
-        }
-    }
-}
-
-/// Where the output goes.
-pub enum Output {
-    /// Standard output.
-    Stdout(io::StdoutLock<'static>),
-    /// A temporary file next to `target`, renamed over it by [`Output::commit`].
-    File {
-        /// The open temporary file.
-        file: File,
-        /// Its path.
-        temp: PathBuf,
-        /// The `-o` path.
-        target: PathBuf,
-    },
-}
-
-impl Output {
-    /// Standard output, or a new temporary file next to `target`.
-    pub fn open(target: Option<&Path>) -> Result<Output, Failure> {
-        let Some(target) = target else { return Ok(Output::Stdout(io::stdout().lock())) };
-        let name = target
-            .file_name()
-            .ok_or_else(|| Failure::Io(format!("cannot write '{}': not a file name", target.display())))?;
-        let dir = match target.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if target.is_dir() {
-            return Err(Failure::Io(format!("cannot write '{}': is a directory", target.display())));
-        }
-        let mut temp_name = std::ffi::OsString::from(".");
-        temp_name.push(name);
-        temp_name.push(format!(".whatenc-{}.tmp", std::process::id()));
-        let temp = dir.join(temp_name);
-        let file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-            .map_err(|e| Failure::Io(format!("cannot write '{}': {}", target.display(), describe(&e))))?;
-        // Keep the permissions of a file being replaced.
-        if let Ok(metadata) = fs::metadata(target) {
-            let _ = fs::set_permissions(&temp, metadata.permissions());
-        }
-        Ok(Output::File { file, temp, target: target.to_path_buf() })
-    }
-
-    /// Writes all of `bytes`.
-    #[inline]
-    pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), Failure> {
-        let result = match self {
-            Output::Stdout(stdout) => stdout.write_all(bytes),
-            Output::File { file, .. } => file.write_all(bytes),
-        };
-        result.map_err(|e| self.write_error(&e))
-    }
-
-    /// Flushes what is buffered.
-    pub fn flush(&mut self) -> Result<(), Failure> {
-        let result = match self {
-            Output::Stdout(stdout) => stdout.flush(),
-            Output::File { file, .. } => file.flush(),
-        };
-        result.map_err(|e| self.write_error(&e))
-    }
-
-    /// The error for a failed write; a closed pipe on standard output is quiet.
-    fn write_error(&self, error: &io::Error) -> Failure {
-        match self {
-            Output::Stdout(_) if error.kind() == io::ErrorKind::BrokenPipe => Failure::BrokenPipe,
-            Output::Stdout(_) => Failure::Io(format!("cannot write to standard output: {}", describe(error))),
-            Output::File { target, .. } => {
-                Failure::Io(format!("cannot write '{}': {}", target.display(), describe(error)))
-            }
-        }
-    }
-
-    /// Finishes a successful conversion: flushes, and renames the temporary file
-    /// over the target.
-    pub fn commit(mut self) -> Result<(), Failure> {
-        self.flush()?;
-        if let Output::File { file, temp, target } = self {
-            drop(file);
-            if let Err(e) = fs::rename(&temp, &target) {
-                let _ = fs::remove_file(&temp);
-                return Err(Failure::Io(format!("cannot write '{}': {}", target.display(), describe(&e))));
-            }
-        }
-        Ok(())
-    }
-
-    /// Ends a failed conversion: the temporary file is removed, or with `keep`
-    /// renamed over the target. Errors here are secondary and ignored.
-    pub fn abandon(mut self, keep: bool) {
-        let _ = self.flush();
-        if let Output::File { file, temp, target } = self {
-            drop(file);
-            if !(keep && fs::rename(&temp, &target).is_ok()) {
-                let _ = fs::remove_file(&temp);
-            }
         }
     }
 }

@@ -8,7 +8,7 @@ use whatenc::Encoding;
 
 use crate::Failure;
 use crate::cli::{Cli, CompletionsArgs, LabelArgs, ListArgs, SniffArgs};
-use crate::files::{InputSpec, describe};
+use crate::files::{InputSpec, describe, stdout_error};
 use crate::labels::lookup;
 
 /// Writes `text` to standard output; a closed pipe is quiet.
@@ -16,15 +16,6 @@ fn print(text: &str) -> Result<ExitCode, Failure> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| stdout_error(&e))?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The failure for a write error on standard output.
-fn stdout_error(error: &io::Error) -> Failure {
-    if error.kind() == io::ErrorKind::BrokenPipe {
-        Failure::BrokenPipe
-    } else {
-        Failure::Io(format!("cannot write to standard output: {}", describe(error)))
-    }
 }
 
 /// `whatenc list`.

@@ -1,19 +1,79 @@
-//! Label lookup with helpful errors: an unknown label names itself and the nearest
-//! real labels, by edit distance over the standard's 228 labels.
+//! Label lookup with helpful errors: an unknown label that is a well-known name
+//! elsewhere (iconv, ICU, Python, Java) says what the standard calls it; another
+//! names the nearest real labels, by edit distance over the standard's 228 labels.
+//! Nothing is ever accepted that the standard does not have.
 
 use whatenc::Encoding;
 
 use crate::Failure;
 
-/// "Get an encoding" for `label`, or a usage error that suggests the nearest labels.
+/// "Get an encoding" for `label`, or a usage error that suggests what to use.
 pub fn lookup(label: &str) -> Result<&'static Encoding, Failure> {
     Encoding::for_label_str(label).ok_or_else(|| Failure::Usage(unknown_label_message(label)))
 }
 
-/// The message for an unknown label, such as
+/// Well-known names from iconv, ICU, Python and Java that are not labels of the
+/// standard, with the standard's encoding each one means (`None`: not in the
+/// standard at all). Compared after [`squash`].
+const KNOWN_NAMES: &[(&str, Option<&str>)] = &[
+    ("cp936", Some("GBK")),
+    ("ms936", Some("GBK")),
+    ("euccn", Some("GBK")),
+    ("cp949", Some("EUC-KR")),
+    ("ms949", Some("EUC-KR")),
+    ("uhc", Some("EUC-KR")),
+    ("windows949", Some("EUC-KR")),
+    ("ujis", Some("EUC-JP")),
+    ("eucjpms", Some("EUC-JP")),
+    ("cp932", Some("Shift_JIS")),
+    ("ms932", Some("Shift_JIS")),
+    ("cp950", Some("Big5")),
+    ("ms950", Some("Big5")),
+    ("latin9", Some("ISO-8859-15")),
+    ("cp65001", Some("UTF-8")),
+    ("utf8mb4", Some("UTF-8")),
+    ("macroman", Some("macintosh")),
+    ("utf32", None),
+    ("utf32le", None),
+    ("utf32be", None),
+    ("ucs4", None),
+    ("utf7", None),
+    ("cp437", None),
+    ("cp850", None),
+    ("ebcdic", None),
+    ("cp037", None),
+    ("ibm037", None),
+    ("cp1047", None),
+    ("ibm1047", None),
+    ("cp500", None),
+    ("johab", None),
+    ("euctw", None),
+    ("iso2022jp2", None),
+];
+
+/// What [`KNOWN_NAMES`] says of `label`: `Some(Some(name))` for an encoding of the
+/// standard, `Some(None)` for one outside it.
+fn known_name(label: &str) -> Option<Option<&'static str>> {
+    let squashed = squash(&label.trim_matches(|c: char| c.is_ascii_whitespace()).to_ascii_lowercase());
+    let ebcdic = squashed.starts_with("ebcdic");
+    KNOWN_NAMES.iter().find(|(name, _)| *name == squashed || (ebcdic && *name == "ebcdic")).map(|(_, to)| *to)
+}
+
+/// The message for an unknown label: what a well-known name means in the standard,
+/// or the nearest real labels, such as
 /// `unknown encoding label 'shift-jiss'; did you mean 'shift-jis' (Shift_JIS)?`.
 pub fn unknown_label_message(label: &str) -> String {
     let base = whatenc::Encoding::for_label_or_error(label).map_or_else(|e| e.to_string(), |_| String::new());
+    match known_name(label) {
+        Some(Some(name)) => {
+            let lower = name.to_ascii_lowercase();
+            return format!("{base}; in the Encoding Standard that is {name}: use '{lower}'");
+        }
+        Some(None) => {
+            return format!("{base}: '{}' is not part of the Encoding Standard", label.trim());
+        }
+        None => {}
+    }
     let suggestions = suggest(label);
     if suggestions.is_empty() {
         return format!("{base}; `whatenc list` shows every label");
@@ -39,14 +99,16 @@ pub fn suggest(label: &str) -> Vec<(&'static str, &'static Encoding)> {
     let mut scored: Vec<(usize, &'static str, &'static Encoding)> = Vec::new();
     for &encoding in Encoding::all() {
         for &candidate in encoding.labels() {
-            // Punctuation differences ("shift jis", "utf8") cost little.
-            let distance = if squash(candidate) == squashed_wanted { 0 } else { edit_distance(&wanted, candidate) };
+            // Punctuation differences ("shift jis", "utf8") cost nothing.
+            let distance =
+                if squash(candidate) == squashed_wanted { 0 } else { strsim::levenshtein(&wanted, candidate) };
             scored.push((distance, candidate, encoding));
         }
     }
     let Some(best) = scored.iter().map(|s| s.0).min() else { return Vec::new() };
-    // Allow about one edit in three characters, and at least two.
-    let limit = (wanted.chars().count() / 3).max(2);
+    // About one edit in four characters, and at least one: "cp936" is not "cp866",
+    // whose digits mean another encoding.
+    let limit = (wanted.chars().count() / 4).max(1);
     if best > limit {
         return Vec::new();
     }
@@ -63,20 +125,41 @@ fn squash(label: &str) -> String {
     label.chars().filter(char::is_ascii_alphanumeric).collect()
 }
 
-/// Levenshtein distance over chars, with one row of memory.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
-        }
+/// Labels of windows-1252 that name ASCII.
+const ASCII_NAMES: &[&str] = &["ansi_x3.4-1968", "ascii", "us-ascii"];
+
+/// Labels of windows-1252 that name ISO-8859-1.
+const LATIN1_NAMES: &[&str] = &[
+    "cp819",
+    "csisolatin1",
+    "ibm819",
+    "iso-8859-1",
+    "iso-ir-100",
+    "iso8859-1",
+    "iso88591",
+    "iso_8859-1",
+    "iso_8859-1:1987",
+    "l1",
+    "latin1",
+];
+
+/// A warning for a `-t` label that the standard makes windows-1252 although it
+/// names ASCII or ISO-8859-1, or `None`.
+pub fn surprising_label(label: &str) -> Option<String> {
+    let wanted = label.trim_matches(|c: char| c.is_ascii_whitespace()).to_ascii_lowercase();
+    if ASCII_NAMES.contains(&wanted.as_str()) {
+        Some(format!(
+            "warning: '{label}' is windows-1252 in the Encoding Standard: characters outside ASCII that \
+             windows-1252 has are written as its bytes 80-FF, not refused"
+        ))
+    } else if LATIN1_NAMES.contains(&wanted.as_str()) {
+        Some(format!(
+            "warning: '{label}' is windows-1252 in the Encoding Standard: bytes 80-9F are windows-1252's \
+             characters (such as the euro sign at 80), not the C1 controls of ISO-8859-1"
+        ))
+    } else {
+        None
     }
-    row[b.len()]
 }
 
 /// An iconv-style suffix on a `-t` label.
@@ -86,9 +169,12 @@ pub enum IconvSuffix {
     None,
     /// `//IGNORE`: drop what cannot be converted, like `-c`.
     Ignore,
+    /// `//TRANSLIT`: transliterate what cannot be converted; accepted only where
+    /// nothing needs it (UTF-8 and UTF-16 output).
+    Translit,
 }
 
-/// Splits iconv's `//IGNORE` suffix off a label; `//TRANSLIT` is a usage error.
+/// Splits iconv's `//IGNORE` or `//TRANSLIT` suffix off a label (`//IGNORE` wins).
 pub fn split_iconv_suffix(label: &str) -> Result<(&str, IconvSuffix), Failure> {
     let Some(at) = label.find("//") else { return Ok((label, IconvSuffix::None)) };
     let (name, suffix) = label.split_at(at);
@@ -97,10 +183,9 @@ pub fn split_iconv_suffix(label: &str) -> Result<(&str, IconvSuffix), Failure> {
         if part.eq_ignore_ascii_case("ignore") {
             result = IconvSuffix::Ignore;
         } else if part.eq_ignore_ascii_case("translit") {
-            return Err(Failure::Usage(format!(
-                "'{label}': transliteration (//TRANSLIT) is not part of the Encoding Standard; unmappable \
-                 text becomes &#N; by default, or use -c to drop it"
-            )));
+            if result == IconvSuffix::None {
+                result = IconvSuffix::Translit;
+            }
         } else {
             return Err(Failure::Usage(format!("'{label}': unknown iconv suffix '//{part}'")));
         }
@@ -111,13 +196,6 @@ pub fn split_iconv_suffix(label: &str) -> Result<(&str, IconvSuffix), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn distances() {
-        assert_eq!(edit_distance("shift-jiss", "shift-jis"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-    }
 
     #[test]
     fn suggestions() {
@@ -134,6 +212,8 @@ mod tests {
     fn iconv_suffixes() {
         assert_eq!(split_iconv_suffix("ascii//IGNORE").unwrap(), ("ascii", IconvSuffix::Ignore));
         assert_eq!(split_iconv_suffix("gbk").unwrap(), ("gbk", IconvSuffix::None));
-        assert!(split_iconv_suffix("ascii//TRANSLIT").is_err());
+        assert_eq!(split_iconv_suffix("utf-8//TRANSLIT").unwrap(), ("utf-8", IconvSuffix::Translit));
+        assert_eq!(split_iconv_suffix("ascii//TRANSLIT//IGNORE").unwrap(), ("ascii", IconvSuffix::Ignore));
+        assert!(split_iconv_suffix("ascii//FOO").is_err());
     }
 }

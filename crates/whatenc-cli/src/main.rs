@@ -6,10 +6,12 @@
 //! - `whatenc list [--json]`, `whatenc label LABEL`, `whatenc sniff [FILE...]`
 //! - `whatenc completions SHELL`, `whatenc man`
 //!
-//! iconv spellings work too: `whatenc -l`, `whatenc -f X -t Y FILE`, `-c`.
+//! iconv spellings work too: `whatenc -l`, `whatenc -f X -t Y FILE`, `whatenc FILE`,
+//! `--from-code`, `--to-code`, `-c`, `-s`; piped input with no arguments converts.
 //!
-//! Exit status: 0 success; 1 malformed input or unmappable text in "fatal" mode, or
-//! `check` found malformed input; 2 usage or I/O error. A closed output pipe ends the
+//! Exit status: 0 success; 1 malformed input or unmappable text in "fatal" mode (or
+//! replaced with `--strict`), a refused replacement-encoding label, or `check`
+//! found malformed input; 2 usage or I/O error. A closed output pipe ends the
 //! command quietly with status 0.
 
 use std::io::Write;
@@ -17,12 +19,15 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod bulk;
 mod check;
+mod cleanup;
 mod cli;
 mod convert;
 mod files;
 mod info;
 mod labels;
+mod output;
 mod position;
 mod progress;
 
@@ -37,6 +42,9 @@ pub enum Failure {
     Io(String),
     /// Standard output was closed by the reader: stop quietly.
     BrokenPipe,
+    /// The command refuses to do something that would lose the text (exit status 1),
+    /// such as decoding with the replacement encoding when not asked explicitly.
+    Refused(String),
 }
 
 /// Writes `whatenc: MESSAGE` on standard error, ignoring errors (a closed standard
@@ -46,7 +54,7 @@ pub fn note(message: &str) {
 }
 
 fn main() -> ExitCode {
-    let args = cli::iconv_spellings(std::env::args_os().collect());
+    let args = cli::iconv_spellings(std::env::args_os().collect(), cli::stdin_is_data());
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(error) => {
@@ -70,6 +78,10 @@ fn main() -> ExitCode {
         Err(Failure::Usage(message) | Failure::Io(message)) => {
             note(&message);
             ExitCode::from(2)
+        }
+        Err(Failure::Refused(message)) => {
+            note(&message);
+            ExitCode::from(1)
         }
     }
 }

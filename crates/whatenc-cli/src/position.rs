@@ -38,15 +38,23 @@ impl Position {
     }
 }
 
-/// The number of line feeds in `bytes` (a loop the compiler vectorizes).
+/// The number of line feeds in `bytes`.
 fn count_newlines(bytes: &[u8]) -> u64 {
-    bytes.iter().map(|&b| u64::from(b == b'\n')).sum()
+    count_bytes(bytes, |b| b == b'\n')
 }
 
 /// The number of scalar values in UTF-8 `bytes`: the bytes that are not
 /// continuation bytes.
 fn count_chars(bytes: &[u8]) -> u64 {
-    bytes.iter().map(|&b| u64::from((b as i8) >= -0x40)).sum()
+    count_bytes(bytes, |b| (b as i8) >= -0x40)
+}
+
+/// The number of bytes in `bytes` for which `matches` holds: counted in blocks of
+/// 255 into one byte per lane, which the compiler vectorizes 16 or 32 lanes wide
+/// (a `u64` sum would use 2 or 4).
+#[inline]
+pub fn count_bytes(bytes: &[u8], matches: impl Fn(u8) -> bool) -> u64 {
+    bytes.chunks(255).map(|block| u64::from(block.iter().fold(0u8, |n, &b| n + u8::from(matches(b))))).sum()
 }
 
 #[cfg(test)]
@@ -63,5 +71,9 @@ mod tests {
         position.advance("日本\n\n語");
         assert_eq!(position, Position { line: 4, column: 2 });
         assert_eq!(Position::default().after("\n"), Position { line: 2, column: 1 });
+        // Long texts, counted in blocks.
+        let long = "é\n".repeat(1000) + "abc";
+        assert_eq!(Position::default().after(&long), Position { line: 1001, column: 4 });
+        assert_eq!(count_chars("日".repeat(600).as_bytes()), 600);
     }
 }

@@ -1,10 +1,15 @@
 //! A one-line progress bar on standard error: bytes, rate and ETA.
 //!
-//! It is drawn only when standard error is a terminal and the input is large: a
-//! known size over 64 MB from the start, or an input of unknown size (a pipe) that
-//! is still running after 2 seconds. `--progress always|never` overrides that.
+//! It is drawn only when standard error is a terminal, the output does not go to
+//! that same terminal through standard output (the bar would write into the text),
+//! and the input is large: a known size over 64 MB from the start, or an input of
+//! unknown size (a pipe) that is still running after 2 seconds. `--progress
+//! always|never` overrides that.
 
+use std::fs::File;
 use std::io::{IsTerminal, Write};
+use std::os::fd::AsFd;
+use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
 use crate::cli::ProgressWhen;
@@ -33,10 +38,14 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A progress bar for `total` bytes (`None` if unknown).
-    pub fn new(when: ProgressWhen, total: Option<u64>) -> Progress {
+    /// A progress bar for `total` bytes (`None` if unknown); `to_stdout` says
+    /// whether the output goes to standard output.
+    pub fn new(when: ProgressWhen, total: Option<u64>, to_stdout: bool) -> Progress {
         let (enabled, forced) = match when {
-            ProgressWhen::Auto => (std::io::stderr().is_terminal(), false),
+            ProgressWhen::Auto => (
+                std::io::stderr().is_terminal() && !(to_stdout && same_file(std::io::stdout(), std::io::stderr())),
+                false,
+            ),
             ProgressWhen::Always => (true, true),
             ProgressWhen::Never => (false, false),
         };
@@ -115,6 +124,18 @@ impl Drop for Progress {
     }
 }
 
+/// Whether two open files are the same file (such as one terminal).
+fn same_file(a: impl AsFd, b: impl AsFd) -> bool {
+    let identity = |fd: std::os::fd::BorrowedFd<'_>| {
+        let metadata = File::from(fd.try_clone_to_owned().ok()?).metadata().ok()?;
+        Some((metadata.dev(), metadata.ino(), metadata.rdev()))
+    };
+    match (identity(a.as_fd()), identity(b.as_fd())) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
 /// A byte count with a decimal unit: "12.3 MB".
 fn human(bytes: f64) -> String {
     const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
@@ -148,7 +169,7 @@ mod tests {
 
     #[test]
     fn bar_text() {
-        let mut progress = Progress::new(ProgressWhen::Never, Some(100 * 1000 * 1000));
+        let mut progress = Progress::new(ProgressWhen::Never, Some(100 * 1000 * 1000), false);
         progress.advance(50 * 1000 * 1000);
         let line = progress.line(Duration::from_secs(1));
         assert!(line.contains(" 50.0% 50.0 MB / 100.0 MB 50.0 MB/s ETA 0:01"), "{line}");

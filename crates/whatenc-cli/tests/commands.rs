@@ -26,9 +26,14 @@ fn version_and_usage_errors() {
     let output = run(&["--version"], b"");
     assert_eq!(code(&output), 0);
     assert!(stdout(&output).starts_with("whatenc "));
-    // No command: usage on stderr, exit 2.
-    assert_eq!(code(&run(&[], b"")), 2);
-    assert_eq!(code(&run(&["frobnicate"], b"")), 2);
+    // No command and no piped input: usage on stderr, exit 2.
+    let output = common::whatenc().stdin(std::process::Stdio::null()).output().unwrap();
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("Usage:"), "{}", stderr(&output));
+    // A first argument that is not a command is a file to convert, as in iconv.
+    let output = run(&["frobnicate"], b"");
+    assert_eq!(code(&output), 2);
+    assert_eq!(stderr(&output), "whatenc: cannot read 'frobnicate': no such file or directory\n");
     assert_eq!(code(&run(&["convert", "--errors", "sometimes"], b"")), 2);
     assert_eq!(code(&run(&["label"], b"")), 2);
     assert_eq!(code(&run(&["check", "--bogus"], b"")), 2);
@@ -110,7 +115,10 @@ fn unknown_label_suggests_the_nearest_labels() {
 
     let output = run(&["convert", "-t", "utf-32"], b"x");
     assert_eq!(code(&output), 2);
-    assert!(stderr(&output).starts_with("whatenc: unknown encoding label 'utf-32'; did you mean"));
+    assert_eq!(
+        stderr(&output),
+        "whatenc: unknown encoding label 'utf-32': 'utf-32' is not part of the Encoding Standard\n"
+    );
 
     let output = run(&["check", "-f", "no-such-encoding-at-all"], b"x");
     assert_eq!(code(&output), 2);

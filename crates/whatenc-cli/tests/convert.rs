@@ -7,13 +7,32 @@ mod common;
 use common::{TempDir, code, repo_root, run, run_in, stderr, stdout};
 
 #[test]
-fn readme_command_prints_the_japanese_sample() {
-    let output = run_in(Some(&repo_root()), &["convert", "-f", "shift_jis", "samples/ja.shift_jis.txt"], b"");
+fn readme_command_prints_the_chinese_sample_cleanly() {
+    let output = run_in(Some(&repo_root()), &["convert", "-f", "gbk", "samples/zh_cn.gbk.txt"], b"");
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let text = String::from_utf8(output.stdout.clone()).expect("UTF-8 output");
-    assert!(text.contains("火星（かせい、ラテン語: Mars マールス"), "{text}");
-    assert!(text.contains("&#902;"), "the sample keeps the html mode's references");
+    assert!(text.starts_with("火星是离太阳第四近的行星"), "{text}");
+    assert!(!text.contains("&#"), "no references: every character is in GBK");
     assert_eq!(stderr(&output), "");
+    // The Japanese sample keeps the reference its maker wrote for a Greek letter.
+    let output = run_in(Some(&repo_root()), &["convert", "-f", "shift_jis", "samples/ja.shift_jis.txt"], b"");
+    let text = String::from_utf8(output.stdout.clone()).expect("UTF-8 output");
+    assert!(text.contains("火星（かせい、ラテン語: Mars マールス") && text.contains("&#902;"), "{text}");
+}
+
+#[test]
+fn check_help_examples_report_something() {
+    let help = stdout(&run(&["check", "--help"], b""));
+    for (args, found) in [
+        (["check", "-f", "utf-8", "samples/fr.windows-1252.txt"], "47 malformed sequences (UTF-8)"),
+        (["check", "-f", "shift_jis", "samples/ja.euc-jp.txt"], "50 malformed sequences (Shift_JIS)"),
+    ] {
+        assert!(help.contains(&format!("whatenc {}", args.join(" "))), "{help}");
+        let output = run_in(Some(&repo_root()), &args, b"");
+        assert_eq!(code(&output), 1);
+        assert!(stdout(&output).ends_with(&format!("{}: {found}\n", args[3])), "{}", stdout(&output));
+    }
+    assert!(!help.contains("check -f windows-1252"), "windows-1252 can report nothing");
 }
 
 #[test]
@@ -21,7 +40,10 @@ fn defaults_are_utf8_to_utf8_with_replacement() {
     let output = run(&["convert"], b"caf\xC3\xA9 \xFF!");
     assert_eq!(code(&output), 0);
     assert_eq!(stdout(&output), "café \u{FFFD}!");
-    assert_eq!(stderr(&output), "");
+    assert_eq!(
+        stderr(&output),
+        "whatenc: <stdin>: 1 malformed sequence replaced with U+FFFD (first at byte 6, line 1:6)\n"
+    );
     // `-` is standard input too.
     assert_eq!(run(&["convert", "-"], b"x").stdout, b"x");
 }
@@ -261,14 +283,23 @@ fn io_errors_are_one_line_and_exit_2() {
     assert_eq!(code(&output), 2);
     assert_eq!(stderr(&output), format!("whatenc: cannot read '{}': is a directory\n", dir.path().display()));
 
-    // A missing second file: nothing is written (all inputs are checked first).
+    // A missing file among several: the others are converted, the missing one is
+    // reported, and the exit status is 2 at the end, as iconv does.
     let good = dir.file("good.txt", b"x");
     let out = dir.join("out.txt");
-    let output = run(&["convert", "-o", &out, &good, &missing], b"");
+    let output = run(&["convert", "-o", &out, &missing, &good, &missing], b"");
     assert_eq!(code(&output), 2);
-    assert!(!std::path::Path::new(&out).exists());
-    let output = run(&["convert", &good, &missing], b"");
-    assert!(output.stdout.is_empty());
+    assert_eq!(std::fs::read(&out).unwrap(), b"x");
+    assert_eq!(stderr(&output).lines().count(), 2, "{}", stderr(&output));
+    let output = run(&[&good, &missing, &good], b"");
+    assert_eq!(code(&output), 2);
+    assert_eq!(output.stdout, b"xx");
+    assert_eq!(stderr(&output), format!("whatenc: cannot read '{missing}': no such file or directory\n"));
+    // Only missing files: no output file is made.
+    let none = dir.join("none.txt");
+    assert_eq!(code(&run(&["convert", "-o", &none, &missing], b"")), 2);
+    assert!(!std::path::Path::new(&none).exists());
+    std::fs::remove_file(&out).unwrap();
 
     // An output directory that does not exist.
     let nowhere = dir.join("no/such/dir/out.txt");
@@ -317,4 +348,37 @@ fn progress_bar_only_when_asked_or_on_a_terminal() {
     let file = dir.file("in.txt", &input);
     let bar = stderr(&run(&["check", "--progress", "always", &file], b""));
     assert!(bar.contains("/ 1.0 MB") && bar.contains("ETA"), "{bar:?}");
+}
+
+#[test]
+fn progress_bar_not_drawn_into_the_text_on_one_terminal() {
+    let script_runs = std::process::Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !script_runs {
+        eprintln!("skipped: util-linux `script` is needed to run the command on a terminal");
+        return;
+    }
+    let dir = TempDir::new();
+    // 70 MB (over the bar's 64 MB threshold), sparse: made at once. Decoded with the
+    // replacement encoding, it becomes one U+FFFD: little output, however large.
+    let big = dir.join("big.bin");
+    std::fs::File::create(&big).unwrap().set_len(70 << 20).unwrap();
+    let bin = env!("CARGO_BIN_EXE_whatenc");
+    let on_terminal = |redirect: &str| {
+        let log = dir.join("log");
+        let command = format!("{bin} -f hz-gb-2312 --errors replacement -q {big} {redirect}");
+        let status = std::process::Command::new("script")
+            .args(["-q", "-e", "-c", &command, &log])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned()
+    };
+    // Standard output and standard error the same terminal: no bar in the text.
+    let shared = on_terminal("");
+    assert!(shared.contains('\u{FFFD}') && !shared.contains("B/s"), "{shared:?}");
+    // Standard output elsewhere: the bar is drawn on the terminal.
+    let bar = on_terminal("> /dev/null");
+    assert!(bar.contains("B/s") && bar.contains("/ 73.4 MB"), "{bar:?}");
 }

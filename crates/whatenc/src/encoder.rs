@@ -213,9 +213,10 @@ impl Encoder {
     /// ```
     pub fn encode_from_utf8(&mut self, src: &str, dst: &mut [u8], last: bool) -> EncodeProgress {
         let mut written = 0;
-        if self.pending_lead.is_some() {
-            // A leading surrogate held from UTF-16 input, followed by text that is not
-            // its trail: it was alone, so it is U+FFFD.
+        if self.pending_lead.is_some() && (!src.is_empty() || last) {
+            // A leading surrogate held from UTF-16 input, followed by text (which is
+            // not its trail) or by the end: it was alone, so it is U+FFFD. An empty
+            // `&str` in the middle of the stream changes nothing.
             match self.encode_held_lead(None, dst) {
                 Ok(n) => written = n,
                 Err(progress) => return progress,

@@ -222,6 +222,11 @@ impl Encoding {
     /// input when it is valid UTF-8 decoded as UTF-8, or ASCII decoded with an
     /// ASCII-compatible encoding.
     ///
+    /// To decode as a browser does, with a BOM overriding this encoding (what
+    /// encoding_rs's `Encoding::decode` does), use
+    /// [`hooks::decode_with_errors`](crate::hooks::decode_with_errors): it returns
+    /// the text, the encoding used and whether there were errors.
+    ///
     /// ```
     /// let (text, had_errors) = whatenc::EUC_KR.decode(b"\xB0\xA1!");
     /// assert_eq!(text, "가!");

@@ -15,6 +15,7 @@ use crate::encoding::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 /// "decode": BOM sniffs `bytes`; a BOM overrides `fallback` and is removed; then
 /// decodes with the encoding's decoder in "replacement" mode. Returns the text and
 /// the encoding used. Borrows the input when decoding does not change it.
+/// [`decode_with_errors`] also says whether there were malformed sequences.
 ///
 /// ```
 /// use whatenc::{hooks, SHIFT_JIS, UTF_16LE};
@@ -27,6 +28,27 @@ pub fn decode<'a>(bytes: &'a [u8], fallback: &'static Encoding) -> (Cow<'a, str>
         None => (fallback, bytes),
     };
     (encoding.decode(rest).0, encoding)
+}
+
+/// The standard's "decode" ([`decode`]) that also says whether there were
+/// malformed sequences (each became U+FFFD): the text, the encoding used (a BOM's,
+/// or `fallback`), and the errors flag, in one call. This is encoding_rs's
+/// `Encoding::decode`.
+///
+/// ```
+/// use whatenc::{hooks, UTF_16BE, WINDOWS_1252};
+/// let (text, used, had_errors) = hooks::decode_with_errors(b"caf\xE9", WINDOWS_1252);
+/// assert_eq!((&*text, used, had_errors), ("café", WINDOWS_1252, false));
+/// let (text, used, had_errors) = hooks::decode_with_errors(b"\xFE\xFF\xD8\x00", WINDOWS_1252);
+/// assert_eq!((&*text, used, had_errors), ("\u{FFFD}", UTF_16BE, true));
+/// ```
+pub fn decode_with_errors<'a>(bytes: &'a [u8], fallback: &'static Encoding) -> (Cow<'a, str>, &'static Encoding, bool) {
+    let (encoding, rest) = match bom_sniff(bytes) {
+        Some(encoding) => (encoding, &bytes[bom_length(encoding)..]),
+        None => (fallback, bytes),
+    };
+    let (text, had_errors) = encoding.decode(rest);
+    (text, encoding, had_errors)
 }
 
 /// "UTF-8 decode": removes a leading UTF-8 BOM (EF BB BF) if there is one, then
@@ -151,4 +173,35 @@ pub fn encode_or_fail(input: &mut &str, encoder: &mut Encoder, output: &mut Vec<
         EncoderResult::Unmappable(c) => Some(c),
         EncoderResult::InputEmpty | EncoderResult::OutputFull => None,
     }
+}
+
+/// Infra's "isomorphic decode": each byte becomes the code point of the same value
+/// (0x00–0xFF to U+0000–U+00FF). Borrows ASCII input.
+///
+/// ```
+/// use whatenc::hooks::isomorphic_decode;
+/// assert_eq!(isomorphic_decode(b"text/html"), "text/html");
+/// assert_eq!(isomorphic_decode(b"caf\xE9"), "caf\u{E9}");
+/// ```
+pub fn isomorphic_decode(bytes: &[u8]) -> Cow<'_, str> {
+    match core::str::from_utf8(bytes) {
+        Ok(text) if bytes.is_ascii() => Cow::Borrowed(text),
+        _ => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
+
+/// Infra's "isomorphic encode": each code point becomes the byte of the same value.
+/// Infra asserts that the input contains no code point above U+00FF; here such a
+/// code point is returned as the error. Borrows ASCII input.
+///
+/// ```
+/// use whatenc::hooks::isomorphic_encode;
+/// assert_eq!(&isomorphic_encode("caf\u{E9}").unwrap()[..], b"caf\xE9");
+/// assert_eq!(isomorphic_encode("\u{100}"), Err('\u{100}'));
+/// ```
+pub fn isomorphic_encode(text: &str) -> Result<Cow<'_, [u8]>, char> {
+    if text.is_ascii() {
+        return Ok(Cow::Borrowed(text.as_bytes()));
+    }
+    text.chars().map(|c| u8::try_from(c).map_err(|_| c)).collect::<Result<Vec<u8>, char>>().map(Cow::Owned)
 }

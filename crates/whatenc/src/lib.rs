@@ -36,6 +36,7 @@ pub mod hooks;
 #[cfg(feature = "std")]
 pub mod io;
 mod simd;
+pub mod sniff;
 mod tables;
 pub mod text;
 pub mod tier;

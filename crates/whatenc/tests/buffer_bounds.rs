@@ -213,6 +213,14 @@ fn held_lead_surrogate_then_utf8_input_is_replaced() {
     assert_eq!((second.result, second.read, second.written), (EncoderResult::Unmappable('\u{FFFD}'), 0, 0));
     let third = encoder.encode_from_utf8("b", &mut out, true);
     assert_eq!((third.result, third.read, &out[..third.written]), (EncoderResult::InputEmpty, 1, &b"b"[..]));
+    // An empty `&str` in the middle of the stream changes nothing: the lead still
+    // pairs with the trail that comes next (found by the `encode` fuzz target).
+    let mut encoder = new_encoder(whatenc::UTF_8, EncoderErrorMode::Fatal);
+    let first = encoder.encode_from_utf16(&[0xD83D], &mut out, false);
+    let empty = encoder.encode_from_utf8("", &mut out[first.written..], false);
+    assert_eq!((empty.result, empty.read, empty.written), (EncoderResult::InputEmpty, 0, 0));
+    let last = encoder.encode_from_utf16(&[0xDE00], &mut out, true);
+    assert_eq!(&out[..last.written], "😀".as_bytes());
     // With no room, the lead stays held and nothing is read.
     let mut encoder = new_encoder(whatenc::UTF_8, EncoderErrorMode::Fatal);
     let _ = encoder.encode_from_utf16(&[0xD83D], &mut out, false);

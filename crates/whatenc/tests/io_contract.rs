@@ -846,3 +846,79 @@ fn streams_match_the_reference_and_end_at_the_first_error() {
     let error = items[1].as_ref().unwrap_err();
     assert_eq!((error.character, error.offset), ('\u{1B}', 2));
 }
+
+/// `flush` writes out the text of all the input taken, bytes a decoder took back
+/// after an error included (found by the `decode_writer` fuzz target: written a
+/// byte at a time, the retried bad input was taken without the bytes after it being
+/// decoded): ASCII after a lead byte is an error and is then decoded on its own.
+#[test]
+fn flush_after_an_error_writes_the_text_of_all_input_taken() {
+    let mut rng = Rng::new(0xF105);
+    let mut inputs: Vec<(&'static Encoding, Vec<u8>)> = vec![
+        (whatenc::SHIFT_JIS, b"a\x81 b".to_vec()),
+        (whatenc::EUC_KR, b"a\xB0 b".to_vec()),
+        (whatenc::GB18030, b"a\x81\x30b".to_vec()),
+        (whatenc::ISO_2022_JP, b"a\x1B$x".to_vec()),
+        (whatenc::BIG5, b"a\x81 b".to_vec()),
+        // The fuzz target's finding: a lone leading surrogate, then U+3400.
+        (whatenc::UTF_16LE, b"\x34\xD8\x00\x34".to_vec()),
+    ];
+    inputs.extend(decode_inputs(&mut rng));
+    for (encoding, input) in &inputs {
+        let input = input.as_slice();
+        for piece in [1, 2, 3, input.len().max(1)] {
+            let mut writer = DecodeWriter::with_options(Vec::new(), encoding, fatal());
+            let mut taken = 0;
+            let mut errors = Vec::new();
+            while taken < input.len() {
+                match writer.write(&input[taken..input.len().min(taken + piece)]) {
+                    Ok(n) => taken += n,
+                    Err(e) => errors.push(data_error_offset(&e).expect("an error in the data")),
+                }
+                while let Err(e) = writer.flush() {
+                    errors.push(data_error_offset(&e).expect("an error in the data"));
+                }
+                let mut decoder = encoding.new_decoder_with(fatal());
+                let mut expected = String::new();
+                let mut read = 0;
+                loop {
+                    expected.reserve(decoder.max_utf8_buffer_length(taken - read).unwrap());
+                    let progress = decoder.decode_to_string(&input[read..taken], &mut expected, false);
+                    read += progress.read;
+                    if progress.result == DecoderResult::InputEmpty {
+                        break;
+                    }
+                }
+                // All the text of the input taken is out (a sequence the input cut stays
+                // held), and nothing but the text of the whole input: the writer may know
+                // more of the bytes taken than their decoding alone says, from bytes it
+                // saw after them.
+                let whole = String::from_utf8(reference_decode(encoding, fatal(), input).0).unwrap();
+                let out = std::str::from_utf8(writer.get_ref()).unwrap();
+                assert!(out.starts_with(&expected), "{} after {taken} bytes: {out:?}", encoding.name());
+                assert!(whole.starts_with(out), "{} after {taken} bytes: {out:?}", encoding.name());
+            }
+            while let Err(e) = writer.finish() {
+                errors.push(data_error_offset(&e).expect("an error in the data"));
+            }
+            assert_eq!(errors, reference_decode(encoding, fatal(), input).1, "{} by {piece}", encoding.name());
+        }
+    }
+}
+
+/// `new` readers decode as the standard's `decode` does, sync and async alike: a
+/// BOM chooses the encoding and is removed.
+#[test]
+fn new_readers_sniff_the_bom_in_every_shell() {
+    let input = b"\xFF\xFEh\0i\0".to_vec();
+    let mut sync = DecodeReader::new(&input[..], whatenc::UTF_8);
+    let mut text = String::new();
+    sync.read_to_string(&mut text).unwrap();
+    assert_eq!((text.as_str(), sync.encoding()), ("hi", whatenc::UTF_16LE));
+    let mut reader = AsyncDecodeReader::new(Flaky::new(3, Behaviour::OneByte, input.clone()), whatenc::UTF_8);
+    let got = read_all(
+        |buf| block(futures_io::AsyncRead::poll_read(Pin::new(&mut reader), &mut cx(), buf)),
+        &mut Rng::new(1),
+    );
+    assert_eq!((got, reader.encoding()), ((b"hi".to_vec(), Vec::new()), whatenc::UTF_16LE));
+}

@@ -70,7 +70,11 @@ fn every_tier_gives_the_same_results() {
         assert_eq!(whatenc::max_tier(), tier);
         assert!(whatenc::active_tier() <= tier);
         for ((encoding, bytes), expected) in inputs.iter().zip(&expected) {
-            assert!(outputs(encoding, bytes) == *expected, "{tier}: {} differs from the portable tier", encoding.name());
+            assert!(
+                outputs(encoding, bytes) == *expected,
+                "{tier}: {} differs from the portable tier",
+                encoding.name()
+            );
         }
     }
     whatenc::set_max_tier(Tier::Avx512);

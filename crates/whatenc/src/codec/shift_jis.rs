@@ -1,8 +1,8 @@
 //! Shift_JIS (`encoding.bs` § "Shift_JIS").
 
-use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte, jis0208_code_point};
+use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte};
 use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
-use crate::tables::jis0208::SHIFT_JIS_BYTES;
+use crate::tables::jis0208::{JIS0208_HIGH, JIS0208_HIGH_FIRST, JIS0208_LOW, SHIFT_JIS_BYTES};
 
 /// The Shift_JIS decoder.
 #[derive(Debug, Clone)]
@@ -33,20 +33,52 @@ fn single(byte: u8) -> Option<u16> {
     }
 }
 
-/// Decoder steps 3.4 to 3.9: the code point for a leading and a trailing byte, if any.
+/// The row of a leading byte in [`SHIFT_JIS_GRID`]: 0x81–0x9F are rows 0–30,
+/// 0xE0–0xFC rows 31–59 (decoder step 3.5's leading offset, less 0x81).
+#[inline(always)]
+const fn row(lead: u8) -> usize {
+    lead as usize - if lead < 0xA0 { 0x81 } else { 0xC1 }
+}
+
+/// Decoder steps 3.4 to 3.9 for every leading and trailing byte, laid out by the
+/// leading byte's row and the trailing byte (computed at compile time from the
+/// generated jis0208 tables): one lookup where the steps take two offsets, a range
+/// check, the EUDC range and a table split. Pairs with no code point are 0.
+static SHIFT_JIS_GRID: [u16; 60 * 256] = {
+    let mut grid = [0; 60 * 256];
+    let mut lead = 0x81u8;
+    while lead <= 0xFC {
+        let mut byte = 0x40u8;
+        while byte <= 0xFC {
+            // Step 3.4: the offset; step 3.5: the leading offset; step 3.6: the
+            // pointer, when the byte is in range.
+            let offset = if byte < 0x7F { 0x40 } else { 0x41 };
+            if byte != 0x7F {
+                let pointer = (row(lead)) * 188 + byte as usize - offset;
+                grid[row(lead) << 8 | byte as usize] = if pointer >= 8836 && pointer <= 10715 {
+                    // Step 3.7: EUDC, the Private Use Area.
+                    (0xE000 - 8836 + pointer) as u16
+                } else if pointer < JIS0208_LOW.len() {
+                    JIS0208_LOW[pointer]
+                } else if pointer >= JIS0208_HIGH_FIRST && pointer - JIS0208_HIGH_FIRST < JIS0208_HIGH.len() {
+                    JIS0208_HIGH[pointer - JIS0208_HIGH_FIRST]
+                } else {
+                    0
+                };
+            }
+            byte += 1;
+        }
+        lead = if lead == 0x9F { 0xE0 } else { lead + 1 };
+    }
+    grid
+};
+
+/// Decoder steps 3.4 to 3.9: the code point for a leading byte (one that
+/// [`is_lead`]) and a trailing byte, if any.
 #[inline(always)]
 fn pair(lead: u8, byte: u8) -> Option<u16> {
-    let offset = if byte < 0x7F { 0x40 } else { 0x41 };
-    let lead_offset = if lead < 0xA0 { 0x81 } else { 0xC1 };
-    if !matches!(byte, 0x40..=0x7E | 0x80..=0xFC) {
-        return None;
-    }
-    let pointer = (lead as usize - lead_offset) * 188 + byte as usize - offset;
-    // Step 3.7: EUDC, the Private Use Area.
-    if (8836..=10715).contains(&pointer) {
-        return Some((0xE000 - 8836 + pointer) as u16);
-    }
-    jis0208_code_point(pointer)
+    let code_point = *SHIFT_JIS_GRID.get(row(lead) << 8 | byte as usize)?;
+    (code_point != 0).then_some(code_point)
 }
 
 impl LeadByteHandler for ShiftJisDecoder {

@@ -42,15 +42,19 @@ pub struct AsyncDecodeReader<R> {
 }
 
 impl<R> AsyncDecodeReader<R> {
-    /// A reader decoding `encoding` in "replacement" mode, BOM bytes decoded like
-    /// any others.
+    /// A reader decoding as the standard's `decode` does, as
+    /// [`DecodeReader::new`](super::DecodeReader::new) does: a UTF-8, UTF-16BE or
+    /// UTF-16LE BOM at the start overrides `encoding` and is removed; then
+    /// "replacement" mode. For the bare decoder, use
+    /// [`AsyncDecodeReader::with_options`] with `DecoderOptions::default()`.
     ///
     /// ```
     /// let reader = whatenc::io::AsyncDecodeReader::new(&b""[..], whatenc::UTF_8);
     /// assert_eq!(reader.encoding(), whatenc::UTF_8);
     /// ```
     pub fn new(inner: R, encoding: &'static Encoding) -> AsyncDecodeReader<R> {
-        AsyncDecodeReader::with_options(inner, encoding, DecoderOptions::default())
+        let options = DecoderOptions { bom: crate::BomHandling::Sniff, ..DecoderOptions::default() };
+        AsyncDecodeReader::with_options(inner, encoding, options)
     }
 
     /// A reader with the given error mode and BOM handling.

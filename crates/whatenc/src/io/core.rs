@@ -579,12 +579,27 @@ impl<C: Convert> WriteCore<C> {
         }
     }
 
-    /// `flush` without flushing the inner writer: writes out all output, then
-    /// reports a waiting error.
-    pub(crate) fn poll_write_out<F>(&mut self, write: F) -> Poll<io::Result<()>>
+    /// `flush` without flushing the inner writer: converts what the conversion
+    /// holds of the input taken and can convert now (bytes a decoder took back after
+    /// an error), writes out all output, then reports a waiting error. Bytes the
+    /// caller has not seen taken yet (the bad input of an error) stay held.
+    pub(crate) fn poll_write_out<F>(&mut self, mut write: F) -> Poll<io::Result<()>>
     where
         F: FnMut(&[u8]) -> Poll<io::Result<usize>>,
     {
+        while self.pending.is_none() && self.skip.is_empty() && !self.finished {
+            match poll_drain(&mut self.output, false, &mut write) {
+                Poll::Ready(Ok(())) => {}
+                other => return other,
+            }
+            let step = self.convert.convert(&[], self.output.spare());
+            self.output.end += step.written;
+            match step.stop {
+                Stop::InputEmpty => break,
+                Stop::OutputFull => {}
+                Stop::Bad { error, .. } => self.pending = Some(error),
+            }
+        }
         match poll_drain(&mut self.output, true, write) {
             Poll::Ready(Ok(())) => Poll::Ready(self.pending.take().map_or(Ok(()), Err)),
             other => other,

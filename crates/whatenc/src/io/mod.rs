@@ -185,8 +185,11 @@ pub struct DecodeReader<R> {
 }
 
 impl<R: Read> DecodeReader<R> {
-    /// A reader decoding `encoding` in "replacement" mode, BOM bytes decoded like
-    /// any others.
+    /// A reader decoding as the standard's `decode` does: a UTF-8, UTF-16BE or
+    /// UTF-16LE BOM at the start overrides `encoding` and is removed
+    /// ([`BomHandling::Sniff`](crate::BomHandling::Sniff)); then "replacement"
+    /// mode. For the bare decoder, which decodes BOM bytes like any others, use
+    /// [`DecodeReader::with_options`] with `DecoderOptions::default()`.
     ///
     /// ```
     /// use std::io::Read;
@@ -194,9 +197,16 @@ impl<R: Read> DecodeReader<R> {
     /// let mut text = String::new();
     /// reader.read_to_string(&mut text).unwrap();
     /// assert_eq!(text, "été");
+    ///
+    /// // A UTF-16LE file read as UTF-8: its BOM says what it is.
+    /// let mut reader = whatenc::io::DecodeReader::new(&b"\xFF\xFEh\0i\0"[..], whatenc::UTF_8);
+    /// let mut text = String::new();
+    /// reader.read_to_string(&mut text).unwrap();
+    /// assert_eq!((text.as_str(), reader.encoding()), ("hi", whatenc::UTF_16LE));
     /// ```
     pub fn new(inner: R, encoding: &'static Encoding) -> DecodeReader<R> {
-        DecodeReader::with_options(inner, encoding, DecoderOptions::default())
+        let options = DecoderOptions { bom: crate::BomHandling::Sniff, ..DecoderOptions::default() };
+        DecodeReader::with_options(inner, encoding, options)
     }
 
     /// A reader with the given error mode and BOM handling

@@ -93,23 +93,29 @@ macro_rules! sse2_or_portable {
         #[inline(always)]
         pub(crate) fn $name($($arg: $ty),*) -> $ret {
             #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-            if allows(Tier::Sse2) {
-                return x86_64::$name($($arg),*);
+            {
+                // The capped path is called, not inlined, so that the hot loops that
+                // inline the SSE2 kernel do not grow.
+                #[cold]
+                #[inline(never)]
+                fn capped($($arg: $ty),*) -> $ret {
+                    scalar::$name($($arg),*)
+                }
+                if allows(Tier::Sse2) { x86_64::$name($($arg),*) } else { capped($($arg),*) }
             }
+            #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
             scalar::$name($($arg),*)
         }
     )*};
 }
 
 sse2_or_portable! {
-    fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize;
     fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
     fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
     fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
     fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize);
     fn decode_table_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256], start: u8, len: u8, delta: u16) -> usize;
     fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize;
-    fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize;
     fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
 }
 
@@ -190,31 +196,96 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     scalar::utf8_to_utf16(s, dst)
 }
 
-/// Whether [`wide_units_to_utf8`] has a kernel on this CPU (AVX-512BW, VL, VBMI2
-/// and BMI2, detected once with `std`); callers use it only then.
+/// The kernels of the UTF-16 → UTF-8 block loop, chosen once per bulk call from the
+/// cap on the tier and the CPU (the loop runs them per eight or sixteen units, too
+/// often to ask each time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    any(not(target_arch = "x86_64"), whatenc_portable),
+    allow(dead_code, reason = "only the portable kernels are built")
+)]
+pub(crate) enum BlockKernels {
+    Portable,
+    Sse2,
+    Ssse3,
+    /// SSSE3 blocks, and sixteen units at once with AVX-512.
+    Wide,
+}
+
+impl BlockKernels {
+    #[inline(always)]
+    pub(crate) fn choose() -> BlockKernels {
+        #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+        {
+            if avx512_utf16::available() {
+                BlockKernels::Wide
+            } else if ssse3::available() {
+                BlockKernels::Ssse3
+            } else if allows(Tier::Sse2) {
+                BlockKernels::Sse2
+            } else {
+                BlockKernels::Portable
+            }
+        }
+        #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+        BlockKernels::Portable
+    }
+}
+
+/// Eight code units that are not surrogates as UTF-8 at the start of `out`; returns
+/// the bytes written. `K` is a [`BlockKernels`] as a number (`as u8`).
 #[inline(always)]
-pub(crate) fn wide_utf8_available() -> bool {
+pub(crate) fn block_to_utf8<const K: u8>(block: [u16; 8], out: &mut [u8; 32]) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    return avx512_utf16::available();
-    #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
-    false
+    {
+        if K == BlockKernels::Sse2 as u8 {
+            return x86_64::block_to_utf8::<false>(block, out);
+        }
+        if K != BlockKernels::Portable as u8 {
+            return x86_64::block_to_utf8::<true>(block, out);
+        }
+    }
+    scalar::block_to_utf8(block, out)
+}
+
+/// [`copy_utf16_ascii_to_bytes`] with the kernels `K` (a [`BlockKernels`] as a
+/// number), for the block loop.
+#[inline(always)]
+pub(crate) fn copy_utf16_ascii_to_bytes_in<const K: u8>(src: &[u16], dst: &mut [u8]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if K != BlockKernels::Portable as u8 {
+        return x86_64::copy_utf16_ascii_to_bytes(src, dst);
+    }
+    scalar::copy_utf16_ascii_to_bytes(src, dst)
+}
+
+/// The ASCII units among UTF-16 bytes narrowed, with the kernels `K` (a [`BlockKernels`] as a
+/// number), for the block loop.
+#[inline(always)]
+pub(crate) fn utf16_bytes_ascii_to_bytes_in<const K: u8>(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if K != BlockKernels::Portable as u8 {
+        return x86_64::utf16_bytes_ascii_to_bytes(src, dst, big_endian);
+    }
+    scalar::utf16_bytes_ascii_to_bytes(src, dst, big_endian)
 }
 
 /// Sixteen code units, none a surrogate, as UTF-8 at the start of `out`; returns the
-/// bytes written, and writes nothing after them. The AVX-512 kernel where
-/// [`wide_utf8_available`]; elsewhere the eight-unit kernel twice.
+/// bytes written, and writes nothing after them. The AVX-512 kernel where the CPU
+/// has it (the loop that calls this chose [`BlockKernels::Wide`]); elsewhere the
+/// eight-unit kernel twice.
 #[inline(always)]
 pub(crate) fn wide_units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx512_utf16::available() {
-        // SAFETY: the CPU has the kernel's features, as `available` just said.
+    if avx512_utf16::cpu_has_all() {
+        // SAFETY: the CPU has the kernel's features, as `cpu_has_all` just said.
         return unsafe { avx512_utf16::units_to_utf8(units, out) };
     }
     let (first, second) = units.split_at(8);
     let mut block = [0u8; 32];
-    let a = block_to_utf8(first.try_into().unwrap_or([0; 8]), &mut block);
+    let a = scalar::block_to_utf8(first.try_into().unwrap_or([0; 8]), &mut block);
     out[..a].copy_from_slice(&block[..a]);
-    let b = block_to_utf8(second.try_into().unwrap_or([0; 8]), &mut block);
+    let b = scalar::block_to_utf8(second.try_into().unwrap_or([0; 8]), &mut block);
     out[a..a + b].copy_from_slice(&block[..b]);
     a + b
 }

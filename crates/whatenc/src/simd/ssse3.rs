@@ -21,7 +21,14 @@ use core::arch::x86_64::{
 /// targets it).
 #[inline(always)]
 pub(crate) fn available() -> bool {
-    super::allows(crate::tier::Tier::Ssse3) && super::cpu_has!("ssse3")
+    super::allows(crate::tier::Tier::Ssse3) && cpu_has()
+}
+
+/// Whether the CPU has SSSE3, whatever the cap on the tier: what the kernels' safety
+/// rests on, where the tier was chosen once for a whole bulk call.
+#[inline(always)]
+pub(crate) fn cpu_has() -> bool {
+    super::cpu_has!("ssse3")
 }
 
 /// Patterns 0 to 63: six characters of one or two bytes (bit k of the index set when

@@ -7,6 +7,8 @@
 //! The code units come from a `&[u16]` (the encoders' UTF-16 input) or from UTF-16
 //! bytes in either byte order (the UTF-16BE/LE decoders' input), through [`Units`].
 
+use super::BlockKernels;
+
 /// Code units to read, by index.
 pub(crate) trait Units: Copy {
     /// The number of whole code units.
@@ -21,8 +23,8 @@ pub(crate) trait Units: Copy {
     /// more instructions for UTF-16 → `String`.)
     fn block16(self, i: usize) -> [u16; 16];
     /// Narrows the run of ASCII code units from `i` into `dst` as far as it fits;
-    /// returns the units copied.
-    fn copy_ascii(self, i: usize, dst: &mut [u8]) -> usize;
+    /// returns the units copied. `K` is the loop's [`BlockKernels`] as a number.
+    fn copy_ascii<const K: u8>(self, i: usize, dst: &mut [u8]) -> usize;
 }
 
 /// Native code units.
@@ -51,8 +53,8 @@ impl Units for NativeUnits<'_> {
         block
     }
     #[inline(always)]
-    fn copy_ascii(self, i: usize, dst: &mut [u8]) -> usize {
-        super::copy_utf16_ascii_to_bytes(&self.0[i..], dst)
+    fn copy_ascii<const K: u8>(self, i: usize, dst: &mut [u8]) -> usize {
+        super::copy_utf16_ascii_to_bytes_in::<K>(&self.0[i..], dst)
     }
 }
 
@@ -87,8 +89,8 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
         })
     }
     #[inline(always)]
-    fn copy_ascii(self, i: usize, dst: &mut [u8]) -> usize {
-        super::utf16_bytes_ascii_to_bytes(&self.0[2 * i..], dst, BE)
+    fn copy_ascii<const K: u8>(self, i: usize, dst: &mut [u8]) -> usize {
+        super::utf16_bytes_ascii_to_bytes_in::<K>(&self.0[2 * i..], dst, BE)
     }
 }
 
@@ -123,18 +125,26 @@ pub(crate) const BLOCK_ROOM: usize = 32;
 /// before each unit; returns (units read, bytes written).
 #[inline(always)]
 pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
-    // One loop for each answer, so that the loop without the wide kernel is the
-    // eight-unit loop alone.
-    if super::wide_utf8_available() {
-        bmp_to_utf8_loop::<U, true>(src, dst, min_room)
-    } else {
-        bmp_to_utf8_loop::<U, false>(src, dst, min_room)
+    // One loop for each choice of kernels, made once per call. The loops of the
+    // tiers below SSSE3 run only where the tier is capped: they are called, not
+    // inlined, so that the hot loops' callers do not grow.
+    match BlockKernels::choose() {
+        BlockKernels::Wide => bmp_to_utf8_loop::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room),
+        BlockKernels::Ssse3 => bmp_to_utf8_loop::<U, { BlockKernels::Ssse3 as u8 }>(src, dst, min_room),
+        BlockKernels::Sse2 => bmp_to_utf8_capped::<U, { BlockKernels::Sse2 as u8 }>(src, dst, min_room),
+        BlockKernels::Portable => bmp_to_utf8_capped::<U, { BlockKernels::Portable as u8 }>(src, dst, min_room),
     }
 }
 
-/// [`bmp_to_utf8`], with the sixteen-unit kernel when `WIDE`.
+#[inline(never)]
+#[cold]
+fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    bmp_to_utf8_loop::<U, K>(src, dst, min_room)
+}
+
+/// [`bmp_to_utf8`] with the kernels `K` (a [`BlockKernels`] as a number).
 #[inline(always)]
-fn bmp_to_utf8_loop<U: Units, const WIDE: bool>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+fn bmp_to_utf8_loop<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     debug_assert!(min_room <= 8);
     let len = src.len();
     let mut read = 0;
@@ -144,7 +154,7 @@ fn bmp_to_utf8_loop<U: Units, const WIDE: bool>(src: U, dst: &mut [u8], min_room
         let any = block.iter().fold(0, |acc, &unit| acc | unit);
         if any < 0x80 {
             // A run of ASCII, in bulk (at least this block).
-            let n = src.copy_ascii(read, &mut dst[written..]);
+            let n = src.copy_ascii::<K>(read, &mut dst[written..]);
             read += n;
             written += n;
             continue;
@@ -152,7 +162,7 @@ fn bmp_to_utf8_loop<U: Units, const WIDE: bool>(src: U, dst: &mut [u8], min_room
         if block.iter().fold(false, |acc, &unit| acc | is_surrogate(unit)) {
             break;
         }
-        if WIDE && any >= 0x800 && read + 16 <= len {
+        if K == BlockKernels::Wide as u8 && any >= 0x800 && read + 16 <= len {
             // Sixteen units at once where the CPU has the wide kernel, when this block
             // has a three-byte unit (blocks of one- and two-byte units are faster
             // through `block_to_utf8`'s one shuffle), the next eight have no surrogate
@@ -168,7 +178,7 @@ fn bmp_to_utf8_loop<U: Units, const WIDE: bool>(src: U, dst: &mut [u8], min_room
             }
         }
         let Some(out) = dst[written..].first_chunk_mut::<BLOCK_ROOM>() else { break };
-        written += super::block_to_utf8(block, out);
+        written += super::block_to_utf8::<K>(block, out);
         read += 8;
     }
     // The last units, or those up to a surrogate, with exact room checks.

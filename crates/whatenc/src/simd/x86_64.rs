@@ -500,9 +500,12 @@ unsafe fn store_one_or_two_byte_pairs(pairs: __m128i, ascii: u8, out: &mut [u8; 
 }
 
 /// Twin of [`super::scalar::block_to_utf8`]: eight code units that are not
-/// surrogates, as UTF-8 at the start of `out`; returns the bytes written.
+/// surrogates, as UTF-8 at the start of `out`; returns the bytes written. The SSSE3
+/// shuffles run only when `SSSE3` (the caller's choice of tier, made once per bulk
+/// call) and the CPU has SSSE3.
 #[inline(always)]
-pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
+pub(crate) fn block_to_utf8<const SSSE3: bool>(block: [u16; 8], out: &mut [u8; 32]) -> usize {
+    let ssse3 = SSSE3 && super::ssse3::cpu_has();
     // SAFETY: SSE2 is always there on x86_64; `block` holds 16 readable bytes and
     // `out` 32 writable ones. Each unit's store writes 4 bytes at the running total
     // of the lengths before it, at most 7 × 3 = 21, so every store ends by byte 25.
@@ -521,7 +524,7 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
                 _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), pairs);
                 return 16;
             }
-            if super::ssse3::available() {
+            if ssse3 {
                 // One- and two-byte sequences (Latin, Greek, Cyrillic, Hebrew, Arabic
                 // text with its spaces and punctuation): ASCII lanes take the unit, then
                 // one shuffle drops their high byte.
@@ -544,12 +547,12 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
             ),
         ]
         .map(|(units, below_0x80, below_0x800)| utf8_words(units, below_0x80, below_0x800));
-        if _mm_movemask_epi8(below_0x800) == 0 && super::ssse3::available() {
+        if _mm_movemask_epi8(below_0x800) == 0 && ssse3 {
             // Eight three-byte sequences (the common case in CJK text): compacted.
             store_three_byte_words(halves, out);
             return 24;
         }
-        if super::ssse3::available() {
+        if ssse3 {
             // Any other mix of one-, two- and three-byte sequences (CJK text with its
             // spaces and punctuation): each half packed by a shuffle chosen by its
             // lengths.
@@ -630,6 +633,15 @@ mod tests {
         }
     }
 
+    /// The block kernel with and without its SSSE3 shuffles: the bytes written
+    /// and their count.
+    fn both_block_kernels(block: [u16; 8]) -> [(usize, [u8; 32]); 2] {
+        let (mut with, mut without) = ([0u8; 32], [0u8; 32]);
+        let n = super::block_to_utf8::<true>(block, &mut with);
+        let m = super::block_to_utf8::<false>(block, &mut without);
+        [(n, with), (m, without)]
+    }
+
     /// Blocks of every code unit that is not a surrogate, at each of the eight
     /// positions, with neighbours of each length: the same bytes and length as the
     /// scalar twin.
@@ -642,10 +654,11 @@ mod tests {
                 let mut block = *base;
                 block[unit as usize % 8] = unit;
                 block[(unit as usize + i) % 8] = unit;
-                let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
-                let n = super::block_to_utf8(block, &mut a);
-                assert_eq!(n, scalar::block_to_utf8(block, &mut b), "{unit:#x}");
-                assert_eq!(a[..n], b[..n], "{unit:#x}");
+                let mut b = [0u8; 32];
+                let expected = scalar::block_to_utf8(block, &mut b);
+                for (n, a) in both_block_kernels(block) {
+                    assert_eq!((n, &a[..n]), (expected, &b[..expected]), "{unit:#x}");
+                }
             }
         }
     }
@@ -760,10 +773,11 @@ mod tests {
                 let len = pattern / 3usize.pow(k as u32) % 3;
                 by_length[len][(pattern + k) % 3]
             });
-            let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
-            let n = super::block_to_utf8(block, &mut a);
-            assert_eq!(n, scalar::block_to_utf8(block, &mut b), "{block:x?}");
-            assert_eq!(a[..n], b[..n], "{block:x?}");
+            let mut b = [0u8; 32];
+            let expected = scalar::block_to_utf8(block, &mut b);
+            for (n, a) in both_block_kernels(block) {
+                assert_eq!((n, &a[..n]), (expected, &b[..expected]), "{block:x?}");
+            }
         }
     }
 

@@ -1,0 +1,535 @@
+//! [`Decoder`] and the result types of decoding.
+
+use alloc::string::String;
+use core::fmt;
+
+use whatenc::{BomHandling, DecodeProgress};
+
+use crate::encoding::Encoding;
+
+/// Why a call that replaces errors (a method not named `*_without_replacement`)
+/// returned.
+///
+/// ```
+/// use whatenc_encoding_rs::{CoderResult, UTF_8};
+/// let mut out = [0u8; 16];
+/// let (result, ..) = UTF_8.new_decoder().decode_to_utf8(b"ok", &mut out, true);
+/// assert_eq!(result, CoderResult::InputEmpty);
+/// ```
+#[must_use]
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+pub enum CoderResult {
+    /// All the input was consumed; with `last`, the stream has ended. Otherwise
+    /// call again with more input.
+    ///
+    /// ```
+    /// assert_ne!(whatenc_encoding_rs::CoderResult::InputEmpty, whatenc_encoding_rs::CoderResult::OutputFull);
+    /// ```
+    InputEmpty,
+    /// The output buffer has no room for more: call again with more room and the
+    /// input not yet read.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{CoderResult, UTF_8};
+    /// let mut out = [0u8; 4];
+    /// let (result, read, ..) = UTF_8.new_decoder().decode_to_utf8(b"abcdef", &mut out, true);
+    /// assert_eq!((result, read), (CoderResult::OutputFull, 4));
+    /// ```
+    OutputFull,
+}
+
+/// Why a call of a `decode_*_without_replacement` method returned.
+///
+/// ```
+/// use whatenc_encoding_rs::{DecoderResult, SHIFT_JIS};
+/// let mut out = [0u8; 16];
+/// let (result, read, written) = SHIFT_JIS.new_decoder().decode_to_utf8_without_replacement(b"a\x81", &mut out, true);
+/// assert_eq!((result, read, written), (DecoderResult::Malformed(1, 0), 2, 1));
+/// ```
+#[must_use]
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+pub enum DecoderResult {
+    /// All the input was consumed; with `last`, the stream has ended.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{DecoderResult, UTF_8};
+    /// let mut out = [0u8; 16];
+    /// let (result, ..) = UTF_8.new_decoder().decode_to_utf8_without_replacement(b"ok", &mut out, true);
+    /// assert_eq!(result, DecoderResult::InputEmpty);
+    /// ```
+    InputEmpty,
+    /// The output buffer has no room for more: call again with more room and the
+    /// input not yet read.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{DecoderResult, UTF_8};
+    /// let mut out = [0u8; 4];
+    /// let (result, ..) = UTF_8.new_decoder().decode_to_utf8_without_replacement(b"abcdef", &mut out, true);
+    /// assert_eq!(result, DecoderResult::OutputFull);
+    /// ```
+    OutputFull,
+    /// A malformed byte sequence: its length (1 to 4), and how many bytes after it
+    /// the call has read (0 to 3). The sequence may have started in an earlier
+    /// buffer. Treat it as fatal, or write U+FFFD and call again with the rest.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{DecoderResult, UTF_8};
+    /// let mut out = [0u8; 16];
+    /// let (result, read, _) = UTF_8.new_decoder().decode_to_utf8_without_replacement(b"\xF0\x9Fa", &mut out, true);
+    /// assert_eq!((result, read), (DecoderResult::Malformed(2, 0), 2));
+    /// ```
+    Malformed(u8, u8),
+}
+
+/// A streaming decoder: bytes of one encoding in, UTF-8 or UTF-16 out.
+///
+/// Every `decode_*` method takes input, an output buffer and `last` (whether this
+/// input ends the stream), and returns why it stopped, how many bytes it read and
+/// how many units it wrote (a `String` shows the latter in its length); the
+/// replacing methods add whether an error became U+FFFD during the call. After
+/// `OutputFull` or `Malformed`, call again with the input not yet read; call until
+/// `InputEmpty` with `last` set. The output is always whole characters.
+///
+/// With an output buffer of [`Decoder::max_utf8_buffer_length`] (or its UTF-16 and
+/// `_without_replacement` twins) for the input's length, a call never returns
+/// `OutputFull`. With a smaller one, keep at least 4 bytes (UTF-8) or 2 units
+/// (UTF-16) of room, so that each call makes progress.
+///
+/// ```
+/// use whatenc_encoding_rs::{CoderResult, SHIFT_JIS};
+/// let mut decoder = SHIFT_JIS.new_decoder();
+/// let mut text = String::with_capacity(32);
+/// // "日本" cut inside both characters.
+/// for (chunk, last) in [(&b"\x93"[..], false), (&b"\xfa\x96"[..], false), (&b"\x7b"[..], true)] {
+///     let (result, read, had_errors) = decoder.decode_to_string(chunk, &mut text, last);
+///     assert_eq!((result, read, had_errors), (CoderResult::InputEmpty, chunk.len(), false));
+/// }
+/// assert_eq!(text, "日本");
+/// ```
+#[derive(Clone)]
+pub struct Decoder {
+    /// The decoder of the encoding in use, always in whatenc's "fatal" mode and
+    /// without BOM handling: BOM handling is done here, to read exactly as far as
+    /// encoding_rs does, and the replacing methods write U+FFFD themselves, so
+    /// that one decoder serves both kinds of call.
+    pub(crate) native: whatenc::Decoder,
+    /// Whether a BOM may still start the stream (always false without BOM
+    /// handling, or when removing a BOM from an encoding that has none).
+    pub(crate) bom_pending: bool,
+    /// Sniffing (true) or removing the encoding's own BOM (false).
+    pub(crate) sniffing: bool,
+    /// Bytes already read that may start a BOM; once they turn out not to,
+    /// `held[replayed..held_len]` are still to go to `native`.
+    pub(crate) held: [u8; 3],
+    pub(crate) held_len: u8,
+    pub(crate) replayed: u8,
+    /// Bytes `native` has consumed, to tell how far past a malformed sequence a
+    /// call has read.
+    pub(crate) native_fed: u64,
+    /// Bytes `native` read past the last malformed sequence, which it decodes
+    /// again before the rest (until a call of it has consumed its input).
+    pub(crate) restored: u8,
+    /// The last byte `native` consumed.
+    pub(crate) last_fed: u8,
+    /// A U+FFFD owed to the output: its malformed sequence was consumed when there
+    /// was no room left to write it.
+    pub(crate) owed_replacement: bool,
+}
+
+/// An output buffer of a decoding call: `[u8]`, `[u16]`, `str` or `String`.
+trait Output {
+    /// Units of U+FFFD.
+    const REPLACEMENT_LEN: usize;
+    fn room(&self, from: usize) -> usize;
+    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress;
+    /// Writes U+FFFD at `at`, where there is room.
+    fn replace(&mut self, at: usize);
+}
+
+impl Output for [u8] {
+    const REPLACEMENT_LEN: usize = 3;
+    fn room(&self, from: usize) -> usize {
+        self.len() - from
+    }
+    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
+        decoder.decode_to_utf8(src, &mut self[from..], last)
+    }
+    fn replace(&mut self, at: usize) {
+        self[at..at + 3].copy_from_slice("\u{FFFD}".as_bytes());
+    }
+}
+
+impl Output for [u16] {
+    const REPLACEMENT_LEN: usize = 1;
+    fn room(&self, from: usize) -> usize {
+        self.len() - from
+    }
+    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
+        decoder.decode_to_utf16(src, &mut self[from..], last)
+    }
+    fn replace(&mut self, at: usize) {
+        self[at] = 0xFFFD;
+    }
+}
+
+impl Output for str {
+    const REPLACEMENT_LEN: usize = 3;
+    fn room(&self, from: usize) -> usize {
+        self.len() - from
+    }
+    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
+        decoder.decode_to_str(src, &mut self[from..], last)
+    }
+    fn replace(&mut self, at: usize) {
+        // A `&mut str` takes bytes only through a decoder: decode U+FFFD's own
+        // UTF-8 into it (errors are rare, so the extra decoder costs nothing).
+        let progress = whatenc::UTF_8.new_decoder().decode_to_str("\u{FFFD}".as_bytes(), &mut self[at..], true);
+        debug_assert_eq!(progress.written, 3);
+    }
+}
+
+/// Appends within the spare capacity; `from` is not used (the length says it).
+impl Output for String {
+    const REPLACEMENT_LEN: usize = 3;
+    fn room(&self, _: usize) -> usize {
+        self.capacity() - self.len()
+    }
+    fn decode(&mut self, _: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
+        decoder.decode_to_string(src, self, last)
+    }
+    fn replace(&mut self, _: usize) {
+        self.push('\u{FFFD}');
+    }
+}
+
+/// What a call's BOM handling did before decoding.
+enum Sniffed {
+    /// Held all the input as the start of a possible BOM: return `InputEmpty`.
+    Holding(usize),
+    /// Decided (or had decided before): decode from this offset of the input.
+    Decode(usize),
+}
+
+/// The byte order marks, in the order BOM sniffing tries them.
+const BOMS: [(&[u8], &whatenc::Encoding); 3] =
+    [(b"\xEF\xBB\xBF", whatenc::UTF_8), (b"\xFE\xFF", whatenc::UTF_16BE), (b"\xFF\xFE", whatenc::UTF_16LE)];
+
+impl Decoder {
+    pub(crate) fn new(encoding: &'static whatenc::Encoding, bom: BomHandling) -> Decoder {
+        let native = encoding
+            .new_decoder_with(whatenc::DecoderOptions { mode: whatenc::ErrorMode::Fatal, bom: BomHandling::None });
+        let bom_pending = match bom {
+            BomHandling::Sniff => true,
+            BomHandling::Remove => BOMS.iter().any(|&(_, e)| e == encoding),
+            BomHandling::None => false,
+        };
+        Decoder {
+            native,
+            bom_pending,
+            sniffing: bom == BomHandling::Sniff,
+            held: [0; 3],
+            held_len: 0,
+            replayed: 0,
+            native_fed: 0,
+            last_fed: 0,
+            restored: 0,
+            owed_replacement: false,
+        }
+    }
+
+    /// The BOMs this decoder looks for.
+    pub(crate) fn bom_candidates(&self) -> &'static [(&'static [u8], &'static whatenc::Encoding)] {
+        if self.sniffing {
+            return &BOMS;
+        }
+        match self.native.encoding().name() {
+            "UTF-8" => &BOMS[..1],
+            "UTF-16BE" => &BOMS[1..2],
+            _ => &BOMS[2..],
+        }
+    }
+
+    /// BOM handling at the start of a call: takes the bytes of `src` that are a
+    /// BOM, or holds them while they may still be one.
+    fn sniff(&mut self, src: &[u8], last: bool) -> Sniffed {
+        if !self.bom_pending {
+            return Sniffed::Decode(0);
+        }
+        let candidates = self.bom_candidates();
+        let held = usize::from(self.held_len);
+        let mut seen = self.held;
+        let mut taken = 0;
+        loop {
+            let prefix = &seen[..held + taken];
+            if let Some(&(bom, encoding)) = candidates.iter().find(|(bom, _)| *bom == prefix) {
+                if encoding != self.native.encoding() {
+                    self.native = encoding.new_decoder_with(whatenc::DecoderOptions {
+                        mode: whatenc::ErrorMode::Fatal,
+                        bom: BomHandling::None,
+                    });
+                }
+                self.bom_pending = false;
+                self.held_len = 0;
+                return Sniffed::Decode(bom.len() - held);
+            }
+            let may_be_bom = candidates.iter().any(|(bom, _)| bom.starts_with(prefix));
+            match src.get(taken) {
+                Some(&byte) if may_be_bom => {
+                    seen[held + taken] = byte;
+                    taken += 1;
+                }
+                None if may_be_bom && !last => {
+                    self.held = seen;
+                    self.held_len = (held + taken) as u8;
+                    return Sniffed::Holding(taken);
+                }
+                // Not a BOM: the bytes held from earlier calls go to the decoder
+                // first; those of `src` are decoded from `src`.
+                _ => {
+                    self.bom_pending = false;
+                    return Sniffed::Decode(0);
+                }
+            }
+        }
+    }
+
+    /// The bytes held back by BOM handling that are still to be decoded.
+    pub(crate) fn replay(&self) -> ([u8; 3], usize, usize) {
+        if self.bom_pending {
+            return (self.held, 0, 0);
+        }
+        (self.held, usize::from(self.replayed), usize::from(self.held_len))
+    }
+
+    /// The encoding being decoded: the one the decoder was made for, or the one a
+    /// BOM switched it to.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{UTF_16LE, WINDOWS_1252};
+    /// let mut decoder = WINDOWS_1252.new_decoder();
+    /// assert_eq!(decoder.encoding(), WINDOWS_1252);
+    /// let mut out = [0u8; 8];
+    /// let _ = decoder.decode_to_utf8(b"\xFF\xFE", &mut out, false);
+    /// assert_eq!(decoder.encoding(), UTF_16LE);
+    /// ```
+    pub fn encoding(&self) -> &'static Encoding {
+        Encoding::from_native(self.native.encoding())
+    }
+
+    /// The shared body of every `decode_*` method. `strict`: return at each
+    /// malformed sequence; otherwise write U+FFFD for it and go on.
+    fn run<O: Output + ?Sized>(
+        &mut self,
+        src: &[u8],
+        dst: &mut O,
+        last: bool,
+        strict: bool,
+    ) -> (DecoderResult, usize, usize, bool) {
+        let mut read = match self.sniff(src, last) {
+            Sniffed::Holding(taken) => return (DecoderResult::InputEmpty, taken, 0, false),
+            Sniffed::Decode(skip) => skip,
+        };
+        let mut written = 0;
+        let mut had_errors = false;
+        loop {
+            if self.owed_replacement {
+                if dst.room(written) < O::REPLACEMENT_LEN {
+                    return (DecoderResult::OutputFull, read, written, had_errors);
+                }
+                dst.replace(written);
+                written += O::REPLACEMENT_LEN;
+                self.owed_replacement = false;
+            }
+            let (held, start, end) = self.replay();
+            let from_replay = start < end;
+            let input = if from_replay { &held[start..end] } else { &src[read..] };
+            let input_last = last && (!from_replay || read == src.len());
+            let progress = dst.decode(written, &mut self.native, input, input_last);
+            if from_replay {
+                self.replayed += progress.read as u8;
+            } else {
+                read += progress.read;
+            }
+            self.native_fed += progress.read as u64;
+            if progress.read != 0 {
+                self.last_fed = input[progress.read - 1];
+            }
+            written += progress.written;
+            if progress.result == whatenc::DecoderResult::InputEmpty {
+                self.restored = 0;
+            }
+            let result = match progress.result {
+                whatenc::DecoderResult::InputEmpty if from_replay => continue,
+                whatenc::DecoderResult::InputEmpty => DecoderResult::InputEmpty,
+                whatenc::DecoderResult::OutputFull => DecoderResult::OutputFull,
+                whatenc::DecoderResult::Malformed(error) => {
+                    had_errors = true;
+                    let after = (self.native_fed - error.offset - u64::from(error.len)) as u8;
+                    self.restored = after;
+                    if !strict {
+                        self.owed_replacement = true;
+                        continue;
+                    }
+                    DecoderResult::Malformed(error.len, after)
+                }
+            };
+            return (result, read, written, had_errors);
+        }
+    }
+
+    /// [`Decoder::run`] for the replacing methods.
+    fn replacing<O: Output + ?Sized>(
+        &mut self,
+        src: &[u8],
+        dst: &mut O,
+        last: bool,
+    ) -> (CoderResult, usize, usize, bool) {
+        let (result, read, written, had_errors) = self.run(src, dst, last, false);
+        let result =
+            if result == DecoderResult::OutputFull { CoderResult::OutputFull } else { CoderResult::InputEmpty };
+        (result, read, written, had_errors)
+    }
+
+    /// [`Decoder::run`] for the `*_without_replacement` methods.
+    fn failing<O: Output + ?Sized>(&mut self, src: &[u8], dst: &mut O, last: bool) -> (DecoderResult, usize, usize) {
+        let (result, read, written, _) = self.run(src, dst, last, true);
+        (result, read, written)
+    }
+
+    /// Decodes into UTF-8 bytes, writing U+FFFD for each malformed sequence.
+    /// Returns why it stopped, bytes read, bytes written, and whether there were
+    /// errors. Only `dst[..written]` is output.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{CoderResult, UTF_8};
+    /// let mut out = [0u8; 16];
+    /// let (result, read, written, had_errors) = UTF_8.new_decoder().decode_to_utf8(b"a\xFFb", &mut out, true);
+    /// assert_eq!((result, read, &out[..written], had_errors), (CoderResult::InputEmpty, 3, "a\u{FFFD}b".as_bytes(), true));
+    /// ```
+    pub fn decode_to_utf8(&mut self, src: &[u8], dst: &mut [u8], last: bool) -> (CoderResult, usize, usize, bool) {
+        self.replacing(src, dst, last)
+    }
+
+    /// Decodes into UTF-8 bytes, stopping after each malformed sequence. Returns why
+    /// it stopped, bytes read and bytes written.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{DecoderResult, UTF_8};
+    /// let mut out = [0u8; 16];
+    /// let mut decoder = UTF_8.new_decoder();
+    /// assert_eq!(decoder.decode_to_utf8_without_replacement(b"a\xFFb", &mut out, true), (DecoderResult::Malformed(1, 0), 2, 1));
+    /// assert_eq!(decoder.decode_to_utf8_without_replacement(b"b", &mut out, true), (DecoderResult::InputEmpty, 1, 1));
+    /// ```
+    pub fn decode_to_utf8_without_replacement(
+        &mut self,
+        src: &[u8],
+        dst: &mut [u8],
+        last: bool,
+    ) -> (DecoderResult, usize, usize) {
+        self.failing(src, dst, last)
+    }
+
+    /// [`Decoder::decode_to_utf8`] into a `&mut str`: the bytes after `written`
+    /// stay valid UTF-8.
+    ///
+    /// ```
+    /// let mut buffer = String::from("0123456789");
+    /// let (_, _, written, _) = whatenc_encoding_rs::KOI8_R.new_decoder().decode_to_str(b"\xC1", buffer.as_mut_str(), true);
+    /// assert_eq!(&buffer[..written], "а");
+    /// ```
+    pub fn decode_to_str(&mut self, src: &[u8], dst: &mut str, last: bool) -> (CoderResult, usize, usize, bool) {
+        self.replacing(src, dst, last)
+    }
+
+    /// [`Decoder::decode_to_utf8_without_replacement`] into a `&mut str`: the bytes
+    /// after `written` stay valid UTF-8.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::DecoderResult;
+    /// let mut buffer = String::from("0123456789");
+    /// let (result, _, written) = whatenc_encoding_rs::UTF_8.new_decoder().decode_to_str_without_replacement(b"hi", buffer.as_mut_str(), true);
+    /// assert_eq!((result, &buffer[..written]), (DecoderResult::InputEmpty, "hi"));
+    /// ```
+    pub fn decode_to_str_without_replacement(
+        &mut self,
+        src: &[u8],
+        dst: &mut str,
+        last: bool,
+    ) -> (DecoderResult, usize, usize) {
+        self.failing(src, dst, last)
+    }
+
+    /// Decodes and appends to a `String`, within its spare capacity (it never
+    /// reallocates), writing U+FFFD for each malformed sequence. Returns why it
+    /// stopped, bytes read, and whether there were errors.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{CoderResult, EUC_KR};
+    /// let mut decoder = EUC_KR.new_decoder();
+    /// let mut text = String::with_capacity(decoder.max_utf8_buffer_length(3).unwrap());
+    /// assert_eq!(decoder.decode_to_string(b"\xB0\xA1\xB0", &mut text, true), (CoderResult::InputEmpty, 3, true));
+    /// assert_eq!(text, "가\u{FFFD}");
+    /// ```
+    pub fn decode_to_string(&mut self, src: &[u8], dst: &mut String, last: bool) -> (CoderResult, usize, bool) {
+        let (result, read, _, had_errors) = self.replacing(src, dst, last);
+        (result, read, had_errors)
+    }
+
+    /// Decodes and appends to a `String`, within its spare capacity, stopping after
+    /// each malformed sequence. Returns why it stopped and bytes read.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{DecoderResult, UTF_8};
+    /// let mut text = String::with_capacity(16);
+    /// let result = UTF_8.new_decoder().decode_to_string_without_replacement(b"ok\xC3", &mut text, true);
+    /// assert_eq!(result, (DecoderResult::Malformed(1, 0), 3));
+    /// assert_eq!(text, "ok");
+    /// ```
+    pub fn decode_to_string_without_replacement(
+        &mut self,
+        src: &[u8],
+        dst: &mut String,
+        last: bool,
+    ) -> (DecoderResult, usize) {
+        let (result, read, _) = self.failing(src, dst, last);
+        (result, read)
+    }
+
+    /// Decodes into UTF-16 code units, writing U+FFFD for each malformed sequence.
+    /// Returns why it stopped, bytes read, units written, and whether there were
+    /// errors.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{CoderResult, UTF_8};
+    /// let mut out = [0u16; 8];
+    /// let (result, read, written, had_errors) = UTF_8.new_decoder().decode_to_utf16("😀".as_bytes(), &mut out, true);
+    /// assert_eq!((result, read, &out[..written], had_errors), (CoderResult::InputEmpty, 4, &[0xD83D, 0xDE00][..], false));
+    /// ```
+    pub fn decode_to_utf16(&mut self, src: &[u8], dst: &mut [u16], last: bool) -> (CoderResult, usize, usize, bool) {
+        self.replacing(src, dst, last)
+    }
+
+    /// Decodes into UTF-16 code units, stopping after each malformed sequence.
+    /// Returns why it stopped, bytes read and units written.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{DecoderResult, UTF_16LE};
+    /// let mut out = [0u16; 8];
+    /// let result = UTF_16LE.new_decoder().decode_to_utf16_without_replacement(b"a\0\x00\xDC", &mut out, true);
+    /// assert_eq!(result, (DecoderResult::Malformed(2, 0), 4, 1));
+    /// ```
+    pub fn decode_to_utf16_without_replacement(
+        &mut self,
+        src: &[u8],
+        dst: &mut [u16],
+        last: bool,
+    ) -> (DecoderResult, usize, usize) {
+        self.failing(src, dst, last)
+    }
+}
+
+impl fmt::Debug for Decoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Decoder {{ {:?} }}", self.encoding())
+    }
+}

@@ -1,0 +1,391 @@
+//! [`Encoder`] and [`EncoderResult`].
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use whatenc::EncodeProgress;
+
+use crate::decoder::CoderResult;
+use crate::encoding::Encoding;
+
+/// Why a call of an `encode_*_without_replacement` method returned.
+///
+/// ```
+/// use whatenc_encoding_rs::{EncoderResult, WINDOWS_1252};
+/// let mut out = [0u8; 16];
+/// let result = WINDOWS_1252.new_encoder().encode_from_utf8_without_replacement("a☃b", &mut out, true);
+/// assert_eq!(result, (EncoderResult::Unmappable('☃'), 4, 1));
+/// ```
+#[must_use]
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+pub enum EncoderResult {
+    /// All the input was consumed; with `last`, the stream has ended.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{EncoderResult, UTF_8};
+    /// let mut out = [0u8; 16];
+    /// assert_eq!(UTF_8.new_encoder().encode_from_utf8_without_replacement("ok", &mut out, true).0, EncoderResult::InputEmpty);
+    /// ```
+    InputEmpty,
+    /// The output buffer has no room for more: call again with more room and the
+    /// input not yet read.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{EncoderResult, UTF_8};
+    /// let mut out = [0u8; 1];
+    /// assert_eq!(UTF_8.new_encoder().encode_from_utf8_without_replacement("é", &mut out, true).0, EncoderResult::OutputFull);
+    /// ```
+    OutputFull,
+    /// The encoding cannot represent this character, which the call has read (it
+    /// is the last one of the input read). Treat it as fatal, or write a
+    /// replacement and call again with the rest.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{EncoderResult, EUC_KR};
+    /// let mut out = [0u8; 16];
+    /// assert_eq!(EUC_KR.new_encoder().encode_from_utf8_without_replacement("☃", &mut out, true).0, EncoderResult::Unmappable('☃'));
+    /// ```
+    Unmappable(char),
+}
+
+impl EncoderResult {
+    fn from_native(result: whatenc::EncoderResult) -> EncoderResult {
+        match result {
+            whatenc::EncoderResult::InputEmpty => EncoderResult::InputEmpty,
+            whatenc::EncoderResult::OutputFull => EncoderResult::OutputFull,
+            whatenc::EncoderResult::Unmappable(c) => EncoderResult::Unmappable(c),
+        }
+    }
+}
+
+/// A streaming encoder: UTF-8 or UTF-16 in, bytes of one encoding out.
+///
+/// Every `encode_*` method takes text, an output buffer and `last` (whether this
+/// text ends the stream), and returns why it stopped, how many units it read and
+/// how many bytes it wrote (a `Vec` shows the latter in its length); the
+/// replacing methods add whether a character became a numeric character
+/// reference `&#N;` during the call. After `OutputFull` or `Unmappable`, call
+/// again with the text not yet read; call until `InputEmpty` with `last` set.
+///
+/// UTF-16 input: an unpaired surrogate, including a leading surrogate at the end
+/// of a buffer, is U+FFFD; do not split surrogate pairs across buffers.
+///
+/// ```
+/// use whatenc_encoding_rs::{CoderResult, ISO_2022_JP};
+/// let mut encoder = ISO_2022_JP.new_encoder();
+/// let mut out = [0u8; 32];
+/// let (result, read, written, replaced) = encoder.encode_from_utf8("a日☃", &mut out, true);
+/// assert_eq!((result, read, replaced), (CoderResult::InputEmpty, 7, true));
+/// assert_eq!(&out[..written], b"a\x1B$BF|\x1B(B&#9731;");
+/// ```
+#[derive(Clone)]
+pub struct Encoder {
+    /// Always in whatenc's "fatal" mode: the replacing methods write the
+    /// references themselves, so that one encoder serves both kinds of call.
+    pub(crate) native: whatenc::Encoder,
+    /// A reference owed to the output: its character was consumed when there was
+    /// no room left to write it.
+    pub(crate) owed_reference: Option<char>,
+    /// ISO-2022-JP only: whether the output is in a state other than ASCII.
+    escaped: bool,
+}
+
+/// Text input of an encoding call: `str` or `[u16]`.
+trait Input {
+    fn encode(&self, from: usize, encoder: &mut whatenc::Encoder, dst: &mut [u8], last: bool) -> EncodeProgress;
+}
+
+impl Input for str {
+    fn encode(&self, from: usize, encoder: &mut whatenc::Encoder, dst: &mut [u8], last: bool) -> EncodeProgress {
+        encoder.encode_from_utf8(&self[from..], dst, last)
+    }
+}
+
+impl Input for [u16] {
+    fn encode(&self, from: usize, encoder: &mut whatenc::Encoder, dst: &mut [u8], last: bool) -> EncodeProgress {
+        let src = &self[from..];
+        // whatenc keeps a leading surrogate that ends a buffer for the next one;
+        // here it is unpaired, so it is U+FFFD right away.
+        if !last && let Some(0xD800..=0xDBFF) = src.last() {
+            let body = &src[..src.len() - 1];
+            let progress = encoder.encode_from_utf16(body, dst, false);
+            if progress.result != whatenc::EncoderResult::InputEmpty || progress.read != body.len() {
+                return progress;
+            }
+            let lone = encoder.encode_from_utf16(&[0xFFFD], &mut dst[progress.written..], false);
+            return EncodeProgress {
+                result: lone.result,
+                read: progress.read + lone.read,
+                written: progress.written + lone.written,
+            };
+        }
+        encoder.encode_from_utf16(src, dst, last)
+    }
+}
+
+/// Writes `&#N;` for `c` at the start of `dst`, which has room; returns its length.
+fn write_reference(c: char, dst: &mut [u8]) -> usize {
+    let mut digits = [0u8; 7];
+    let mut value = c as u32;
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    let digits = &digits[start..];
+    dst[..2].copy_from_slice(b"&#");
+    dst[2..2 + digits.len()].copy_from_slice(digits);
+    dst[2 + digits.len()] = b';';
+    digits.len() + 3
+}
+
+/// The length of `&#N;` for `c`.
+pub(crate) fn reference_len(c: char) -> usize {
+    let digits = match c as u32 {
+        0..=9 => 1,
+        10..=99 => 2,
+        100..=999 => 3,
+        1000..=9999 => 4,
+        10000..=99999 => 5,
+        100000..=999999 => 6,
+        _ => 7,
+    };
+    digits + 3
+}
+
+impl Encoder {
+    pub(crate) fn new(encoding: &'static Encoding) -> Encoder {
+        let native = encoding.native().new_encoder().expect("an output encoding has an encoder");
+        Encoder { native, owed_reference: None, escaped: false }
+    }
+
+    /// The encoding this encoder writes (an output encoding: never UTF-16BE,
+    /// UTF-16LE or replacement).
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{GBK, REPLACEMENT, UTF_8};
+    /// assert_eq!(GBK.new_encoder().encoding(), GBK);
+    /// assert_eq!(REPLACEMENT.new_encoder().encoding(), UTF_8);
+    /// ```
+    pub fn encoding(&self) -> &'static Encoding {
+        Encoding::from_native(self.native.encoding())
+    }
+
+    /// Whether this is an ISO-2022-JP encoder whose output is not in the ASCII
+    /// state, so that ending the stream writes `ESC ( B`.
+    ///
+    /// ```
+    /// let mut encoder = whatenc_encoding_rs::ISO_2022_JP.new_encoder();
+    /// let mut out = [0u8; 16];
+    /// let _ = encoder.encode_from_utf8("日", &mut out, false);
+    /// assert!(encoder.has_pending_state());
+    /// let _ = encoder.encode_from_utf8("", &mut out, true);
+    /// assert!(!encoder.has_pending_state());
+    /// ```
+    pub fn has_pending_state(&self) -> bool {
+        self.escaped
+    }
+
+    /// Follows ISO-2022-JP's state through output just written: the last escape
+    /// sequence in it says which state the output ends in.
+    fn track(&mut self, written: &[u8]) {
+        if self.native.encoding() != whatenc::ISO_2022_JP {
+            return;
+        }
+        if let Some(at) = written.iter().rposition(|&b| b == 0x1B) {
+            self.escaped = written.get(at + 1..at + 3) != Some(b"(B");
+        }
+    }
+
+    /// The bytes a replacing call may owe before anything else.
+    fn owed_len(&self) -> usize {
+        self.owed_reference.map_or(0, reference_len)
+    }
+
+    /// The shared body of the replacing methods.
+    fn replacing<I: Input + ?Sized>(
+        &mut self,
+        src: &I,
+        dst: &mut [u8],
+        last: bool,
+    ) -> (CoderResult, usize, usize, bool) {
+        let mut read = 0;
+        let mut written = 0;
+        let mut replaced = false;
+        let result = loop {
+            if let Some(c) = self.owed_reference {
+                if dst.len() - written < reference_len(c) {
+                    break CoderResult::OutputFull;
+                }
+                written += write_reference(c, &mut dst[written..]);
+                self.owed_reference = None;
+            }
+            let progress = src.encode(read, &mut self.native, &mut dst[written..], last);
+            self.track(&dst[written..written + progress.written]);
+            read += progress.read;
+            written += progress.written;
+            match progress.result {
+                whatenc::EncoderResult::InputEmpty => break CoderResult::InputEmpty,
+                whatenc::EncoderResult::OutputFull => break CoderResult::OutputFull,
+                whatenc::EncoderResult::Unmappable(c) => {
+                    replaced = true;
+                    self.owed_reference = Some(c);
+                }
+            }
+        };
+        (result, read, written, replaced)
+    }
+
+    /// The shared body of the `*_without_replacement` methods.
+    fn failing<I: Input + ?Sized>(&mut self, src: &I, dst: &mut [u8], last: bool) -> (EncoderResult, usize, usize) {
+        let mut written = 0;
+        if let Some(c) = self.owed_reference {
+            if dst.len() < reference_len(c) {
+                return (EncoderResult::OutputFull, 0, 0);
+            }
+            written = write_reference(c, dst);
+            self.owed_reference = None;
+        }
+        let progress = src.encode(0, &mut self.native, &mut dst[written..], last);
+        self.track(&dst[written..written + progress.written]);
+        (EncoderResult::from_native(progress.result), progress.read, written + progress.written)
+    }
+
+    /// Encodes from UTF-8; each character the encoding cannot represent becomes
+    /// `&#N;`. Returns why it stopped, bytes read, bytes written, and whether there
+    /// were such characters. Only `dst[..written]` is output.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{CoderResult, WINDOWS_1252};
+    /// let mut out = [0u8; 16];
+    /// let (result, read, written, replaced) = WINDOWS_1252.new_encoder().encode_from_utf8("€☃", &mut out, true);
+    /// assert_eq!((result, read, &out[..written], replaced), (CoderResult::InputEmpty, 6, &b"\x80&#9731;"[..], true));
+    /// ```
+    pub fn encode_from_utf8(&mut self, src: &str, dst: &mut [u8], last: bool) -> (CoderResult, usize, usize, bool) {
+        self.replacing(src, dst, last)
+    }
+
+    /// Encodes from UTF-8, stopping after each character the encoding cannot
+    /// represent. Returns why it stopped, bytes read and bytes written.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{EncoderResult, BIG5};
+    /// let mut out = [0u8; 16];
+    /// assert_eq!(BIG5.new_encoder().encode_from_utf8_without_replacement("中", &mut out, true), (EncoderResult::InputEmpty, 3, 2));
+    /// ```
+    pub fn encode_from_utf8_without_replacement(
+        &mut self,
+        src: &str,
+        dst: &mut [u8],
+        last: bool,
+    ) -> (EncoderResult, usize, usize) {
+        self.failing(src, dst, last)
+    }
+
+    /// Encodes from UTF-16; each character the encoding cannot represent becomes
+    /// `&#N;`. Returns why it stopped, units read, bytes written, and whether there
+    /// were such characters.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{CoderResult, SHIFT_JIS};
+    /// let mut out = [0u8; 16];
+    /// let (result, read, written, replaced) = SHIFT_JIS.new_encoder().encode_from_utf16(&[0x3042, 0xD800], &mut out, true);
+    /// assert_eq!((result, read, &out[..written], replaced), (CoderResult::InputEmpty, 2, &b"\x82\xA0&#65533;"[..], true));
+    /// ```
+    pub fn encode_from_utf16(&mut self, src: &[u16], dst: &mut [u8], last: bool) -> (CoderResult, usize, usize, bool) {
+        self.replacing(src, dst, last)
+    }
+
+    /// Encodes from UTF-16, stopping after each character the encoding cannot
+    /// represent. Returns why it stopped, units read and bytes written.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{EncoderResult, UTF_8};
+    /// let mut out = [0u8; 16];
+    /// assert_eq!(UTF_8.new_encoder().encode_from_utf16_without_replacement(&[0xD83D, 0xDE00], &mut out, true), (EncoderResult::InputEmpty, 2, 4));
+    /// ```
+    pub fn encode_from_utf16_without_replacement(
+        &mut self,
+        src: &[u16],
+        dst: &mut [u8],
+        last: bool,
+    ) -> (EncoderResult, usize, usize) {
+        self.failing(src, dst, last)
+    }
+
+    /// [`Encoder::encode_from_utf8`] appending to a `Vec` within its spare
+    /// capacity (it never reallocates). Returns why it stopped, bytes read, and
+    /// whether there were references.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{CoderResult, EUC_KR};
+    /// let mut out = Vec::with_capacity(16);
+    /// assert_eq!(EUC_KR.new_encoder().encode_from_utf8_to_vec("가☃", &mut out, true), (CoderResult::InputEmpty, 6, true));
+    /// assert_eq!(out, b"\xB0\xA1&#9731;");
+    /// ```
+    pub fn encode_from_utf8_to_vec(&mut self, src: &str, dst: &mut Vec<u8>, last: bool) -> (CoderResult, usize, bool) {
+        let mut read = 0;
+        let mut replaced = false;
+        loop {
+            let (piece, spare) = self.grow_within_capacity(src.len() - read, dst);
+            let start = dst.len() - piece;
+            let (result, n, written, had) = self.encode_from_utf8(&src[read..], &mut dst[start..], last);
+            dst.truncate(start + written);
+            read += n;
+            replaced |= had;
+            if result == CoderResult::InputEmpty || piece == spare {
+                return (result, read, replaced);
+            }
+        }
+    }
+
+    /// [`Encoder::encode_from_utf8_without_replacement`] appending to a `Vec`
+    /// within its spare capacity. Returns why it stopped and bytes read.
+    ///
+    /// ```
+    /// use whatenc_encoding_rs::{EncoderResult, KOI8_U};
+    /// let mut out = Vec::with_capacity(16);
+    /// assert_eq!(KOI8_U.new_encoder().encode_from_utf8_to_vec_without_replacement("ї€", &mut out, true), (EncoderResult::Unmappable('€'), 5));
+    /// assert_eq!(out, b"\xA7");
+    /// ```
+    pub fn encode_from_utf8_to_vec_without_replacement(
+        &mut self,
+        src: &str,
+        dst: &mut Vec<u8>,
+        last: bool,
+    ) -> (EncoderResult, usize) {
+        let mut read = 0;
+        loop {
+            let (piece, spare) = self.grow_within_capacity(src.len() - read, dst);
+            let start = dst.len() - piece;
+            let (result, n, written) = self.encode_from_utf8_without_replacement(&src[read..], &mut dst[start..], last);
+            dst.truncate(start + written);
+            read += n;
+            if result != EncoderResult::OutputFull || piece == spare {
+                return (result, read);
+            }
+        }
+    }
+
+    /// Zero-fills a piece of `dst`'s spare capacity to encode `rest` more bytes
+    /// into: what the text will likely need, not the worst case, so that a large
+    /// capacity is not filled for a short text. Returns the piece's length and
+    /// the spare capacity before it.
+    fn grow_within_capacity(&self, rest: usize, dst: &mut Vec<u8>) -> (usize, usize) {
+        let spare = dst.capacity() - dst.len();
+        let likely = rest.saturating_add(rest / 8).saturating_add(64 + self.owed_len());
+        let piece = spare.min(likely);
+        dst.resize(dst.len() + piece, 0);
+        (piece, spare)
+    }
+}
+
+impl fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Encoder {{ {:?} }}", self.encoding())
+    }
+}
