@@ -16,7 +16,9 @@ use crate::progress::Progress;
 
 /// Runs `whatenc check`.
 pub fn run(args: &CheckArgs) -> Result<ExitCode, Failure> {
-    let from = lookup(&args.input.from)?;
+    let determiner =
+        crate::auto::for_from(&args.input.from, &args.input.determine, args.input.no_bom_sniff, args.quiet)?;
+    let from = if determiner.is_some() { whatenc::UTF_8 } else { lookup(&args.input.from)? };
     let options = decoder_options(args.input.no_bom_sniff, ErrorMode::Fatal);
     let inputs = InputSpec::from_args(&args.input.files);
     let mut total = Some(0u64);
@@ -27,11 +29,25 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, Failure> {
     let mut progress = Progress::new(args.progress, total, true);
     let mut out = Report { out: BufWriter::with_capacity(64 * 1024, io::stdout().lock()) };
     let mut buf = vec![0u8; READ_SIZE];
-    let mut text = String::with_capacity(from.new_decoder().max_utf8_buffer_length(READ_SIZE).unwrap_or(READ_SIZE));
+    let room = match determiner {
+        Some(_) => crate::auto::max_text_len(READ_SIZE),
+        None => from.new_decoder().max_utf8_buffer_length(READ_SIZE).unwrap_or(READ_SIZE),
+    };
+    let mut text = String::with_capacity(room);
     let mut any_errors = false;
     for input in &inputs {
         let name = input.name();
-        let mut reader = input.open()?;
+        let (mut reader, from) = match &determiner {
+            Some(determiner) => {
+                let determined = determiner.determine(input)?;
+                if !args.quiet {
+                    progress.finish();
+                    crate::note(&format!("{name}: decoding as {}", crate::auto::describe(&determined.determination)));
+                }
+                (determined.input, determined.determination.encoding)
+            }
+            None => (input.open()?, from),
+        };
         let mut decoder = from.new_decoder_with(options);
         let mut position = Position::default();
         let mut window = Window::new();

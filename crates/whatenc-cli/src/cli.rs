@@ -16,7 +16,8 @@ Examples:
   whatenc check -f utf-8 samples/fr.windows-1252.txt        list every malformed sequence
   whatenc list --json                                        every encoding and label, for scripts
   whatenc label latin1                                       what \"get an encoding\" gives
-  whatenc sniff page.html                                    what the byte order mark says
+  whatenc sniff page.html                                    which encoding, and why
+  whatenc convert -f auto page.html                          decode as a browser would
   whatenc completions bash > /etc/bash_completion.d/whatenc
   whatenc man > whatenc.1
 
@@ -45,6 +46,8 @@ each file, -j at a time, and end with a summary.
 
 Examples:
   whatenc convert -f shift_jis samples/ja.shift_jis.txt
+  whatenc convert -f auto page.html                  the encoding a browser would use
+  curl -s https://example.com/ | whatenc convert -f auto --as html -
   whatenc convert --in-place -f euc-kr --backup .orig *.txt
   whatenc convert -r -j 4 -f windows-1251 --strict archive/
   whatenc convert -f windows-1251 -t koi8-r -o out.txt in.txt
@@ -63,6 +66,7 @@ the byte offset counts from 0 at the start of the file (a BOM included).
 Examples:
   whatenc check -f utf-8 samples/fr.windows-1252.txt      not UTF-8: reports each é
   whatenc check -f shift_jis samples/ja.euc-jp.txt         EUC-JP is not Shift_JIS
+  whatenc check -f auto page.html                          is it what it declares?
   whatenc check -f utf-8 *.txt && echo \"all valid UTF-8\"
   curl -s https://example.com/ | whatenc check -f utf-8 -
 
@@ -85,9 +89,22 @@ Examples:
 
 /// Examples for `whatenc sniff --help`.
 const SNIFF_EXAMPLES: &str = "\
+Each input gets one line: its encoding, the confidence (tentative: a parser may
+still change it on a later <meta>; certain) and the step that decided:
+  page.html: Shift_JIS (tentative, <meta> at byte 211)
+The steps are the web's, in order: a BOM; the --content-type charset; a
+declaration in the bytes (html: the <meta> prescan of the first 1024 bytes; xml:
+the XML declaration; css: @charset); the detector (html and text: valid UTF-8
+that is not ASCII, when the input ends within the bytes sniffed); the --locale
+default (html and text); UTF-8. `convert -f auto` and `check -f auto` decode
+with exactly this.
+
 Examples:
   whatenc sniff page.html
-  whatenc sniff *.txt
+  whatenc sniff --json *.html *.css | jq -r .encoding
+  whatenc sniff --locale ja old.txt                 Shift_JIS (tentative, locale default)
+  whatenc sniff --content-type 'text/html; charset=euc-kr' page.html
+  curl -s https://example.com/ | whatenc sniff --as html
   printf '\\xff\\xfeA\\0' | whatenc sniff";
 
 /// Examples for `whatenc completions --help`.
@@ -134,7 +151,7 @@ pub enum Command {
     /// Show what "get an encoding" gives for a label, and its output encoding.
     #[command(after_help = LABEL_EXAMPLES)]
     Label(LabelArgs),
-    /// Show what the byte order mark of each FILE says.
+    /// Determine the encoding of each FILE as a browser does, and say which step decided.
     #[command(after_help = SNIFF_EXAMPLES)]
     Sniff(SniffArgs),
     /// Print a shell completion script for SHELL on standard output.
@@ -190,7 +207,9 @@ pub enum ProgressWhen {
 /// Input options shared by `convert` and `check`.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// The input encoding: any label of the standard, such as shift_jis, latin1 or gbk.
+    /// The input encoding: any label of the standard, such as shift_jis, latin1 or gbk,
+    /// or auto: determine it as a browser does (see `whatenc sniff --help`; --as,
+    /// --content-type, --locale), and say which and why on standard error.
     /// `convert` refuses the labels of the replacement encoding (hz-gb-2312,
     /// iso-2022-kr, ...), which turn any input into one U+FFFD, unless given
     /// --errors replacement.
@@ -203,6 +222,49 @@ pub struct InputArgs {
     /// Input files; none or `-` reads standard input.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// What `-f auto` knows of each input.
+    #[command(flatten)]
+    pub determine: DetermineArgs,
+}
+
+/// What kind of resource an input is, for `--as`: which determination applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResourceKind {
+    /// An HTML document: BOM, Content-Type charset, the <meta> prescan, detector,
+    /// locale default, UTF-8.
+    Html,
+    /// An XML document: BOM, Content-Type charset, the XML declaration, UTF-8.
+    Xml,
+    /// A stylesheet: BOM, Content-Type charset, @charset, UTF-8.
+    Css,
+    /// A plain text document: as HTML without the <meta> prescan.
+    Text,
+}
+
+/// What is known of an input whose encoding is determined (`sniff`, `-f auto`),
+/// beyond its bytes.
+#[derive(Debug, Args)]
+pub struct DetermineArgs {
+    /// What the input is (default: from --content-type's MIME type, else the file's
+    /// extension: .html and .htm are html; .xhtml, .xht, .xml and .svg xml; .css
+    /// css; anything else, and standard input, text).
+    #[arg(long = "as", value_enum, value_name = "KIND")]
+    pub kind: Option<ResourceKind>,
+    /// The transport's Content-Type header value, such as 'text/html;
+    /// charset=shift_jis': its charset wins over anything in the bytes but a BOM.
+    #[arg(long, value_name = "VALUE")]
+    pub content_type: Option<String>,
+    /// The user's locale, a BCP 47 tag such as ja, zh-TW or ru: its default encoding
+    /// (HTML's table) replaces UTF-8 as the last resort for html and text.
+    #[arg(long, value_name = "TAG")]
+    pub locale: Option<String>,
+}
+
+impl DetermineArgs {
+    /// Whether any of these options was given.
+    pub fn any(&self) -> bool {
+        self.kind.is_some() || self.content_type.is_some() || self.locale.is_some()
+    }
 }
 
 /// Arguments of `whatenc convert`.
@@ -317,6 +379,13 @@ pub struct SniffArgs {
     /// Files to sniff; none or `-` reads standard input.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// What is known of the files beyond their bytes.
+    #[command(flatten)]
+    pub determine: DetermineArgs,
+    /// Print one JSON object per file, one per line: {file, context, encoding,
+    /// confidence, step, position, bom, reason}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `whatenc completions`.

@@ -32,6 +32,7 @@ use whatenc::{
 };
 
 use crate::Failure;
+use crate::auto::Determiner;
 use crate::cli::{ConvertArgs, DecodeErrors, EncodeErrors, Errors};
 use crate::files::{InputSpec, READ_SIZE, read_some};
 use crate::labels::{IconvSuffix, lookup, split_iconv_suffix, surprising_label};
@@ -92,8 +93,13 @@ enum Target {
 
 /// Everything a conversion needs, decided once from the command line.
 pub struct Plan {
-    /// The input encoding.
+    /// The input encoding (UTF-8 with `-f auto`, unused).
     from: &'static Encoding,
+    /// With `-f auto`: how to determine each input's encoding.
+    determiner: Option<Determiner>,
+    /// Whether the replacement encoding was asked for explicitly (`--errors
+    /// replacement`): `-f auto` refuses it otherwise, as `-f` does.
+    replacement_ok: bool,
     /// The decoder's options; its mode is always "fatal" (see the module's docs).
     options: DecoderOptions,
     /// The error modes asked for.
@@ -114,7 +120,9 @@ impl Plan {
     /// The plan for `args`, with its warnings written; a usage error, or a refusal
     /// to decode with the replacement encoding unless asked to explicitly.
     pub fn new(args: &ConvertArgs) -> Result<Plan, Failure> {
-        let from = lookup(&args.input.from)?;
+        let determiner =
+            crate::auto::for_from(&args.input.from, &args.input.determine, args.input.no_bom_sniff, args.quiet)?;
+        let from = if determiner.is_some() { whatenc::UTF_8 } else { lookup(&args.input.from)? };
         let (to_label, suffix) = split_iconv_suffix(&args.to)?;
         let to = lookup(to_label)?;
         let drop = args.drop || suffix == IconvSuffix::Ignore;
@@ -129,10 +137,10 @@ impl Plan {
                 crate::note(message);
             }
         };
+        let explicit =
+            args.errors == Some(Errors::Replacement) || args.decode_errors == Some(DecodeErrors::Replacement);
         if from == whatenc::REPLACEMENT {
             let label = args.input.from.trim();
-            let explicit =
-                args.errors == Some(Errors::Replacement) || args.decode_errors == Some(DecodeErrors::Replacement);
             if !explicit {
                 return Err(Failure::Refused(format!(
                     "'{label}' is a label of the replacement encoding: the Encoding Standard decodes any input \
@@ -183,6 +191,8 @@ impl Plan {
         };
         Ok(Plan {
             from,
+            determiner,
+            replacement_ok: explicit,
             options: decoder_options(args.input.no_bom_sniff, ErrorMode::Fatal),
             modes,
             target,
@@ -536,7 +546,7 @@ pub fn convert_to(
     let mut lossy = false;
     for input in inputs {
         let mut losses = Losses::default();
-        let result = converter.convert(input, &mut sink, progress, &mut losses);
+        let result = converter.convert(plan, input, &mut sink, progress, &mut losses);
         if let Some(summary) = losses.summary(&input.name()).filter(|_| !plan.quiet) {
             progress.finish();
             crate::note(&summary);
@@ -666,8 +676,10 @@ pub struct Converter {
 impl Converter {
     /// A converter for `plan`, with its buffers.
     pub fn new(plan: &Plan) -> Converter {
-        let decoder = plan.from.new_decoder_with(plan.options);
-        let room = decoder.max_utf8_buffer_length(READ_SIZE).unwrap_or(READ_SIZE * 4);
+        let room = match plan.determiner {
+            Some(_) => crate::auto::max_text_len(READ_SIZE),
+            None => plan.from.new_decoder_with(plan.options).max_utf8_buffer_length(READ_SIZE).unwrap_or(READ_SIZE * 4),
+        };
         Converter {
             from: plan.from,
             options: plan.options,
@@ -678,16 +690,38 @@ impl Converter {
     }
 
     /// Converts one input into `sink`, counting what is replaced in `losses`;
-    /// `Some` if it stopped on an error.
+    /// `Some` if it stopped on an error. With `-f auto`, its encoding is determined
+    /// first and said on standard error (unless `-q`).
     fn convert(
         &mut self,
+        plan: &Plan,
         spec: &InputSpec,
         sink: &mut Sink,
         progress: &mut Progress,
         losses: &mut Losses,
     ) -> Result<Option<Stop>, Failure> {
-        let mut reader = spec.open()?;
-        let mut decoder = self.from.new_decoder_with(self.options);
+        let (mut reader, from) = match &plan.determiner {
+            Some(determiner) => {
+                let determined = determiner.determine(spec)?;
+                let determination = determined.determination;
+                if determination.encoding == whatenc::REPLACEMENT && !plan.replacement_ok {
+                    return Err(Failure::Refused(format!(
+                        "{}: determined {}: the Encoding Standard decodes any input in the replacement \
+                         encoding as a single U+FFFD, so the text would be lost; stopped (--errors replacement does \
+                         it anyway)",
+                        spec.name(),
+                        crate::auto::describe(&determination)
+                    )));
+                }
+                if !plan.quiet {
+                    progress.finish();
+                    crate::note(&format!("{}: decoding as {}", spec.name(), crate::auto::describe(&determination)));
+                }
+                (determined.input, determination.encoding)
+            }
+            None => (spec.open()?, self.from),
+        };
+        let mut decoder = from.new_decoder_with(self.options);
         let modes = self.modes;
         // Positions are needed to report an error that stops the conversion, and the
         // first malformed sequence in the summary.

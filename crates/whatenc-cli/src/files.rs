@@ -97,6 +97,14 @@ pub enum Input {
     Stdin(io::StdinLock<'static>),
     /// A file.
     File(File),
+    /// Bytes read already (to determine the encoding), then the rest of the input,
+    /// if it did not end there.
+    Prefixed {
+        /// The bytes read already.
+        head: io::Cursor<Vec<u8>>,
+        /// The rest, or `None` if the input ended within `head`.
+        rest: Option<Box<Input>>,
+    },
 }
 
 impl Read for Input {
@@ -104,6 +112,16 @@ impl Read for Input {
         match self {
             Input::Stdin(stdin) => stdin.read(buf),
             Input::File(file) => file.read(buf),
+            Input::Prefixed { head, rest } => {
+                let n = head.read(buf)?;
+                if n > 0 || buf.is_empty() {
+                    return Ok(n);
+                }
+                match rest {
+                    Some(rest) => rest.read(buf),
+                    None => Ok(0),
+                }
+            }
         }
     }
 }

@@ -1,12 +1,13 @@
 //! The informational commands: `list`, `label`, `sniff`, `completions` and `man`.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::CommandFactory;
 use whatenc::Encoding;
 
 use crate::Failure;
+use crate::auto::{self, Determiner, json_string};
 use crate::cli::{Cli, CompletionsArgs, LabelArgs, ListArgs, SniffArgs};
 use crate::files::{InputSpec, describe, stdout_error};
 use crate::labels::lookup;
@@ -49,22 +50,6 @@ pub fn list(args: &ListArgs) -> Result<ExitCode, Failure> {
     print(&text)
 }
 
-/// A JSON string literal.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// `whatenc label LABEL`.
 pub fn label(args: &LabelArgs) -> Result<ExitCode, Failure> {
     let encoding = lookup(&args.label)?;
@@ -85,35 +70,22 @@ pub fn label(args: &LabelArgs) -> Result<ExitCode, Failure> {
     print(&text)
 }
 
-/// `whatenc sniff FILE...`.
+/// `whatenc sniff FILE...`: the determination of each input's encoding, one line
+/// (or, with `--json`, one JSON object) per input.
 pub fn sniff(args: &SniffArgs) -> Result<ExitCode, Failure> {
-    let mut text = String::new();
-    for input in InputSpec::from_args(&args.files) {
+    let determiner = Determiner::new(&args.determine, false)?;
+    let inputs = InputSpec::from_args(&args.files);
+    for input in &inputs {
         input.preflight()?;
-        let mut reader = input.open()?;
-        let mut head = [0u8; 3];
-        let mut len = 0;
-        while len < head.len() {
-            match reader.read(&mut head[len..]) {
-                Ok(0) => break,
-                Ok(n) => len += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(input.read_error(&e)),
-            }
+    }
+    let mut text = String::new();
+    for input in &inputs {
+        let determined = determiner.determine(input)?;
+        if args.json {
+            text.push_str(&crate::auto::json(&input.name(), &determined));
+        } else {
+            text.push_str(&format!("{}: {}", input.name(), auto::describe(&determined.determination)));
         }
-        let line = match whatenc::hooks::bom_sniff(&head[..len]) {
-            Some(encoding) => {
-                let bom_len = if encoding == whatenc::UTF_8 { 3 } else { 2 };
-                format!(
-                    "{}: {} (BOM {}); it overrides any label",
-                    input.name(),
-                    encoding.name(),
-                    crate::convert::hex(&head[..bom_len])
-                )
-            }
-            None => format!("{}: no BOM; the label or -f decides", input.name()),
-        };
-        text.push_str(&line);
         text.push('\n');
     }
     print(&text)

@@ -3,7 +3,10 @@
 //!
 //! - `whatenc convert [-f FROM] [-t TO] [--errors MODE] [-o OUT] [FILE...]`
 //! - `whatenc check -f LABEL [FILE...]`
-//! - `whatenc list [--json]`, `whatenc label LABEL`, `whatenc sniff [FILE...]`
+//! - `whatenc convert -f auto` and `whatenc check -f auto`: the encoding a browser
+//!   would determine (`--as`, `--content-type`, `--locale`), said on standard error
+//! - `whatenc sniff [--json] [FILE...]`: that determination, with the step that decided
+//! - `whatenc list [--json]`, `whatenc label LABEL`
 //! - `whatenc completions SHELL`, `whatenc man`
 //!
 //! iconv spellings work too: `whatenc -l`, `whatenc -f X -t Y FILE`, `whatenc FILE`,
@@ -19,6 +22,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod auto;
 mod bulk;
 mod check;
 mod cleanup;

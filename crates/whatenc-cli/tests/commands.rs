@@ -140,14 +140,14 @@ fn sniff_reports_each_bom() {
     assert_eq!(code(&output), 0);
     let text = stdout(&output);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], format!("{utf8}: UTF-8 (BOM EF BB BF); it overrides any label"));
-    assert_eq!(lines[1], format!("{be}: UTF-16BE (BOM FE FF); it overrides any label"));
-    assert_eq!(lines[2], format!("{le}: UTF-16LE (BOM FF FE); it overrides any label"));
-    assert_eq!(lines[3], format!("{none}: no BOM; the label or -f decides"));
-    assert_eq!(lines[4], format!("{empty}: no BOM; the label or -f decides"));
+    assert_eq!(lines[0], format!("{utf8}: UTF-8 (certain, BOM EF BB BF)"));
+    assert_eq!(lines[1], format!("{be}: UTF-16BE (certain, BOM FE FF)"));
+    assert_eq!(lines[2], format!("{le}: UTF-16LE (certain, BOM FF FE)"));
+    assert_eq!(lines[3], format!("{none}: UTF-8 (tentative, default)"));
+    assert_eq!(lines[4], format!("{empty}: UTF-8 (tentative, default)"));
     // Standard input, with no FILE or with `-`.
-    assert_eq!(stdout(&run(&["sniff"], b"\xFF\xFEx\x00")), "<stdin>: UTF-16LE (BOM FF FE); it overrides any label\n");
-    assert_eq!(stdout(&run(&["sniff", "-"], b"abc")), "<stdin>: no BOM; the label or -f decides\n");
+    assert_eq!(stdout(&run(&["sniff"], b"\xFF\xFEx\x00")), "<stdin>: UTF-16LE (certain, BOM FF FE)\n");
+    assert_eq!(stdout(&run(&["sniff", "-"], b"abc")), "<stdin>: UTF-8 (tentative, default)\n");
     // A missing file is an I/O error.
     let output = run(&["sniff", &dir.join("missing")], b"");
     assert_eq!(code(&output), 2);
