@@ -7,7 +7,7 @@
 # Crashes go to fuzz/artifacts/<target>/.
 #
 # Environment:
-#   TARGETS="decode encode"  the targets to run (default: all)
+#   TARGETS="decode encode"  the targets to run (default: every file in fuzz_targets/)
 #   WHATENC_FUZZ_SKIP=a,b    skip the checks of findings already reported (README.md)
 #   KEEP_GOING=1             libFuzzer's fork mode: go on after a crash and count them
 #                            ("crashes: N" in the log) instead of stopping at the first
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-60}
 jobs=${2:-1}
-targets=${TARGETS:-"decode encode encode_writer decode_writer decode_reader"}
+targets=${TARGETS:-$(cd fuzz_targets && ls -- *.rs | sed 's/\.rs$//')}
 failed=""
 for target in $targets; do
   mkdir -p "corpus/$target"
@@ -29,8 +29,10 @@ for target in $targets; do
   elif [ "$jobs" -gt 1 ]; then
     args+=(-jobs="$jobs" -workers="$jobs")
   fi
-  dirs=("corpus/$target" "seeds/$target")
-  if [ -d "repro/$target" ]; then dirs+=("repro/$target"); fi
+  dirs=("corpus/$target")
+  for extra in seeds repro; do
+    if [ -d "$extra/$target" ]; then dirs+=("$extra/$target"); fi
+  done
   cargo +nightly fuzz run "$target" "${dirs[@]}" -- "${args[@]}" || failed="$failed $target"
 done
 if [ -n "$failed" ]; then
