@@ -1,2 +1,2 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| whatenc_fuzz::check_decode(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| whatenc_fuzz::convert::check_decode(data));

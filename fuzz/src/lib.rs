@@ -1,207 +1,246 @@
-//! The fuzz checks: every decoder and encoder of all 40 encodings, in both error
-//! modes, whole and streamed with fuzzer-chosen split points and output sizes, checked
-//! against encoding_rs and against the whole-input result.
+//! The fuzz checks of whatenc, shared by the targets in `fuzz_targets/`.
 //!
-//! Input layout: byte 0 picks the encoding, byte 1 the mode and output sizes, byte 2
-//! seeds the split points; the rest is the input.
+//! - [`convert`]: every decoder and encoder of all 40 encodings, whole and streamed
+//!   with fuzzer-chosen split points, output sizes (0 and up), output forms
+//!   (`&mut [u8]`, `&mut [u16]`, `&mut str`, `String`), BOM handling and error
+//!   modes, checked against encoding_rs, against the whole-input result and against
+//!   the `max_*_buffer_length*` promises.
+//! - [`adaptors`]: `io::EncodeWriter`, `io::DecodeWriter` and `io::DecodeReader`
+//!   driven by a fuzzer-chosen script of writes, flushes, finishes, drops and inner
+//!   I/O that is short, interrupted, zero-length or failing, checked against the
+//!   whole-buffer conversion of the same input.
+//!
+//! Every target's input starts with a few header bytes (encoding, flags, sizes,
+//! seed); the rest is the text or bytes to convert. `fuzz/seed.py` writes a seed
+//! corpus in these layouts.
 
-use whatenc::{DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode};
+pub mod adaptors;
+pub mod convert;
 
-/// Where the pinned standard and encoding_rs 0.8 are known to differ; such inputs are
-/// checked against the whole-input result only. (None known so far.)
-fn peer_agrees(_encoding: &'static Encoding) -> bool {
-    true
+use whatenc::{BomHandling, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode};
+
+/// Whether a check of a finding already reported is to be skipped, so that a run can
+/// fuzz past it: `WHATENC_FUZZ_SKIP=name,name` (the names are in fuzz/README.md).
+pub fn skipped(name: &str) -> bool {
+    static SKIP: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    SKIP.get_or_init(|| {
+        std::env::var("WHATENC_FUZZ_SKIP").map(|v| v.split(',').map(str::to_owned).collect()).unwrap_or_default()
+    })
+    .iter()
+    .any(|s| s == name)
 }
 
-fn peer(encoding: &'static Encoding) -> &'static encoding_rs::Encoding {
+/// A small deterministic generator (xorshift64) for split points, sizes and scripts.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng((seed ^ 0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 { 0 } else { (self.next_u64() % n as u64) as usize }
+    }
+
+    /// True `num` times in `den`.
+    pub fn chance(&mut self, num: u64, den: u64) -> bool {
+        self.next_u64() % den < num
+    }
+}
+
+/// The fixed-size header of a fuzz input, then the rest.
+pub fn header<const N: usize>(data: &[u8]) -> Option<([u8; N], &[u8])> {
+    let head = data.get(..N)?.try_into().ok()?;
+    Some((head, &data[N..]))
+}
+
+/// An encoding chosen by a byte.
+pub fn pick_encoding(byte: u8) -> &'static Encoding {
+    let all = Encoding::all();
+    all[byte as usize % all.len()]
+}
+
+/// An encoding that has an encoder, chosen by a byte.
+pub fn pick_encoder_encoding(byte: u8) -> &'static Encoding {
+    let all = Encoding::all();
+    let with_encoder: Vec<&'static Encoding> = all.iter().copied().filter(|e| e.has_encoder()).collect();
+    with_encoder[byte as usize % with_encoder.len()]
+}
+
+/// BOM handling chosen by two bits (none is chosen half the time).
+pub fn pick_bom(bits: u8) -> BomHandling {
+    match bits & 3 {
+        1 => BomHandling::Sniff,
+        2 => BomHandling::Remove,
+        _ => BomHandling::None,
+    }
+}
+
+/// Scalar values (and lone surrogates, as UTF-16) that stress encoders: the
+/// characters ISO-2022-JP writes as references, its escapes' triggers, the longest
+/// references, characters every legacy encoding lacks, and a few mappable ones.
+const ALPHABET: &[&[u16]] = &[
+    &[0x1B],
+    &[0x0E],
+    &[0x0F],
+    &[0x61],
+    &[0x5C],
+    &[0x7E],
+    &[0xA5],
+    &[0x203E],
+    &[0x20AC],
+    &[0x80],
+    &[0xE9],
+    &[0x65E5],
+    &[0xFF71],
+    &[0xFFFD],
+    &[0xDBFF, 0xDFFF],
+    &[0xD83D, 0xDE00],
+    &[0xE5E5],
+    &[0x2603],
+    &[0xFFFF],
+    &[0x3000],
+    &[0x2212],
+    &[0x1E3F],
+    &[0xE7C7],
+    &[0x0A],
+    &[0xD800],
+    &[0xDC00],
+    &[0x0410],
+    &[0xAC00],
+    &[0x4E02],
+    &[0x00],
+    &[0x7F],
+    &[0x2014],
+];
+
+/// UTF-16 code units from fuzz bytes: `form` 0 reads UTF-8 (lossily), 1 reads
+/// UTF-16LE pairs (lone surrogates included), 2 maps each byte into [`ALPHABET`].
+pub fn units_from(form: u8, bytes: &[u8]) -> Vec<u16> {
+    match form % 3 {
+        0 => String::from_utf8_lossy(bytes).encode_utf16().collect(),
+        1 => bytes.chunks_exact(2).map(|pair| u16::from_le_bytes([pair[0], pair[1]])).collect(),
+        _ => bytes.iter().flat_map(|&b| ALPHABET[b as usize % ALPHABET.len()].iter().copied()).collect(),
+    }
+}
+
+/// A whole decode by whatenc's own decoder, one call per error, each into a buffer
+/// of exactly [`whatenc::Decoder::max_utf8_buffer_length`] for the rest (which
+/// must be enough: never `OutputFull`). "fatal" mode goes on after each error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    pub text: String,
+    /// "fatal": every error's offset; "replacement": the first error's, if any.
+    pub errors: Vec<u64>,
+    /// In "fatal" mode, the length of `text` when each error was returned.
+    pub text_at_errors: Vec<usize>,
+    /// The encoding after BOM handling.
+    pub encoding: &'static Encoding,
+}
+
+pub fn decode_reference(encoding: &'static Encoding, options: DecoderOptions, input: &[u8], last: bool) -> Decoded {
+    let mut decoder = encoding.new_decoder_with(options);
+    let mut text = String::new();
+    let mut errors = Vec::new();
+    let mut text_at_errors = Vec::new();
+    let mut rest = input;
+    loop {
+        let room = decoder.max_utf8_buffer_length(rest.len()).expect("small input");
+        let mut buf = vec![0u8; room];
+        let progress = decoder.decode_to_utf8(rest, &mut buf, last);
+        text.push_str(std::str::from_utf8(&buf[..progress.written]).expect("decoders write whole UTF-8"));
+        rest = &rest[progress.read..];
+        match progress.result {
+            DecoderResult::InputEmpty => break,
+            DecoderResult::OutputFull => panic!(
+                "{} {options:?}: max_utf8_buffer_length({}) = {room} was not enough: OutputFull after {} bytes read, {} written",
+                encoding.name(),
+                rest.len() + progress.read,
+                progress.read,
+                progress.written
+            ),
+            DecoderResult::Malformed(error) => {
+                text_at_errors.push(text.len());
+                errors.push(error.offset);
+            }
+        }
+    }
+    if options.mode == ErrorMode::Replacement {
+        errors.extend(decoder.take_first_error().map(|e| e.offset));
+    }
+    Decoded { text, errors, text_at_errors, encoding: decoder.encoding() }
+}
+
+/// A whole encode by whatenc's own encoder from `&str`, one call per unmappable
+/// character, each into a buffer of exactly
+/// [`whatenc::Encoder::max_buffer_length_from_utf8`] for the rest (never
+/// `OutputFull`). "fatal" mode goes on after each unmappable character.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    pub bytes: Vec<u8>,
+    /// "fatal": each unmappable character and its byte offset in the text.
+    pub unmappable: Vec<(u64, char)>,
+    /// In "fatal" mode, the output length when the first unmappable one was returned.
+    pub bytes_before_first_error: Option<usize>,
+    /// "html": whether a reference was written ([`whatenc::Encoder::take_unmappable`]).
+    pub had_references: bool,
+}
+
+pub fn encode_reference(encoding: &'static Encoding, mode: EncoderErrorMode, text: &str, last: bool) -> Encoded {
+    let mut encoder = encoding.new_encoder_with(mode).expect("an encoding with an encoder");
+    let mut bytes = Vec::new();
+    let mut unmappable = Vec::new();
+    let mut bytes_before_first_error = None;
+    let mut read = 0;
+    loop {
+        let rest = &text[read..];
+        let room = encoder.max_buffer_length_from_utf8(rest.len()).expect("small input");
+        let mut buf = vec![0u8; room];
+        let progress = encoder.encode_from_utf8(rest, &mut buf, last);
+        bytes.extend_from_slice(&buf[..progress.written]);
+        read += progress.read;
+        match progress.result {
+            EncoderResult::InputEmpty => break,
+            EncoderResult::OutputFull => panic!(
+                "{} {mode:?}: max_buffer_length_from_utf8({}) = {room} was not enough: OutputFull after {} bytes read, {} written; text {rest:?}",
+                encoding.name(),
+                rest.len(),
+                progress.read,
+                progress.written
+            ),
+            EncoderResult::Unmappable(c) => {
+                bytes_before_first_error.get_or_insert(bytes.len());
+                unmappable.push((offset_of_last(text, read), c));
+            }
+        }
+    }
+    Encoded { bytes, unmappable, bytes_before_first_error, had_references: encoder.take_unmappable() }
+}
+
+/// The offset of the last character of `text[..end]`: where an unmappable character
+/// that ended a call's input was. (Not `end - c.len_utf8()`: ISO-2022-JP reports
+/// U+000E, U+000F and U+001B as U+FFFD.)
+pub fn offset_of_last(text: &str, end: usize) -> u64 {
+    let c = text[..end].chars().next_back().expect("an unmappable character was read");
+    (end - c.len_utf8()) as u64
+}
+
+/// encoding_rs's twin of a whatenc encoding.
+pub fn peer(encoding: &'static Encoding) -> &'static encoding_rs::Encoding {
     encoding_rs::Encoding::for_label(encoding.labels()[0].as_bytes()).expect("every label is known to encoding_rs")
 }
 
-/// Split points from a seed: a simple xorshift over the input length.
-fn splits(seed: u8, len: usize) -> Vec<usize> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ seed as u64;
-    let mut points = Vec::new();
-    let mut pos = 0;
-    while pos < len {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let step = (state % 9) as usize; // 0 makes an empty chunk
-        pos = (pos + step).min(len);
-        points.push(pos);
-    }
-    points
-}
-
-/// Decodes whole with whatenc: text and the offset of the first error (fatal mode stops there).
-fn decode_whole(encoding: &'static Encoding, mode: ErrorMode, input: &[u8]) -> (String, Option<u64>) {
-    let mut decoder = encoding.new_decoder_with(DecoderOptions { mode, ..Default::default() });
-    let mut out = String::with_capacity(decoder.max_utf8_buffer_length(input.len()).unwrap());
-    let progress = decoder.decode_to_string(input, &mut out, true);
-    match progress.result {
-        DecoderResult::InputEmpty => (out, decoder.take_first_error().map(|e| e.offset)),
-        DecoderResult::Malformed(error) => (out, Some(error.offset)),
-        DecoderResult::OutputFull => panic!("max_utf8_buffer_length was not enough"),
-    }
-}
-
-/// Decodes in chunks into small UTF-8 or UTF-16 buffers, stopping at the first error in fatal mode.
-fn decode_chunked(encoding: &'static Encoding, mode: ErrorMode, input: &[u8], seed: u8, out_len: usize, utf16: bool) -> (String, Option<u64>) {
-    let mut decoder = encoding.new_decoder_with(DecoderOptions { mode, ..Default::default() });
-    let mut text = String::new();
-    let mut units = Vec::new();
-    let mut buf8 = vec![0u8; out_len.max(4)];
-    let mut buf16 = vec![0u16; out_len.max(2)];
-    let mut start = 0;
-    let points = splits(seed, input.len());
-    let count = points.len();
-    for (i, &end) in points.iter().chain(std::iter::once(&input.len())).enumerate() {
-        let last = i >= count;
-        let mut chunk = &input[start..end.max(start)];
-        start = end.max(start);
-        loop {
-            let progress = if utf16 {
-                let p = decoder.decode_to_utf16(chunk, &mut buf16, last);
-                units.extend_from_slice(&buf16[..p.written]);
-                p
-            } else {
-                let p = decoder.decode_to_utf8(chunk, &mut buf8, last);
-                text.push_str(std::str::from_utf8(&buf8[..p.written]).expect("decoders write whole UTF-8"));
-                p
-            };
-            chunk = &chunk[progress.read..];
-            match progress.result {
-                DecoderResult::InputEmpty => break,
-                DecoderResult::OutputFull => assert!(progress.read + progress.written > 0 || chunk.is_empty(), "no progress"),
-                DecoderResult::Malformed(error) => {
-                    if utf16 {
-                        text = String::from_utf16(&units).expect("decoders write whole UTF-16");
-                    }
-                    return (text, Some(error.offset));
-                }
-            }
-        }
-        if last {
-            break;
-        }
-    }
-    if utf16 {
-        text = String::from_utf16(&units).expect("decoders write whole UTF-16");
-    }
-    (text, decoder.take_first_error().map(|e| e.offset))
-}
-
-/// Decodes with encoding_rs: text, and whether there was an error (fatal mode stops there).
-fn decode_peer(encoding: &'static Encoding, mode: ErrorMode, input: &[u8]) -> (String, bool) {
-    let mut decoder = peer(encoding).new_decoder_without_bom_handling();
-    let mut out = String::with_capacity(decoder.max_utf8_buffer_length(input.len()).unwrap());
-    match mode {
-        ErrorMode::Replacement => {
-            let (_, _, had_errors) = decoder.decode_to_string(input, &mut out, true);
-            (out, had_errors)
-        }
-        ErrorMode::Fatal => {
-            let (result, _) = decoder.decode_to_string_without_replacement(input, &mut out, true);
-            (out, matches!(result, encoding_rs::DecoderResult::Malformed(..)))
-        }
-    }
-}
-
-/// The decode check.
-pub fn check_decode(data: &[u8]) {
-    if data.len() < 3 {
-        return;
-    }
-    let all = Encoding::all();
-    let encoding = all[data[0] as usize % all.len()];
-    let mode = if data[1] & 1 == 0 { ErrorMode::Replacement } else { ErrorMode::Fatal };
-    let out_len = (data[1] >> 1) as usize % 24;
-    let utf16 = data[1] & 0x80 != 0;
-    let input = &data[3..];
-    let (whole, error) = decode_whole(encoding, mode, input);
-    if peer_agrees(encoding) {
-        let (expected, peer_error) = decode_peer(encoding, mode, input);
-        assert_eq!(whole, expected, "{} {mode:?} {input:02X?}", encoding.name());
-        assert_eq!(error.is_some(), peer_error, "{} {mode:?} {input:02X?}", encoding.name());
-    }
-    let chunked = decode_chunked(encoding, mode, input, data[2], out_len, utf16);
-    assert_eq!(chunked, (whole, error), "{} {mode:?} chunked {input:02X?}", encoding.name());
-}
-
-/// The encode check: input is the rest as UTF-8 (lossily), or as UTF-16 code units.
-pub fn check_encode(data: &[u8]) {
-    if data.len() < 3 {
-        return;
-    }
-    let with_encoder: Vec<&'static Encoding> = Encoding::all().iter().copied().filter(|e| e.has_encoder()).collect();
-    let encoding = with_encoder[data[0] as usize % with_encoder.len()];
-    let mode = if data[1] & 1 == 0 { EncoderErrorMode::Html } else { EncoderErrorMode::Fatal };
-    let out_len = 14 + (data[1] >> 1) as usize % 24;
-    let utf16_input = data[1] & 0x80 != 0;
-    let units: Vec<u16> = if utf16_input {
-        data[3..].chunks_exact(2).map(|pair| u16::from_le_bytes([pair[0], pair[1]])).collect()
-    } else {
-        String::from_utf8_lossy(&data[3..]).encode_utf16().collect()
-    };
-    let text = String::from_utf16_lossy(&units);
-
-    // Whole, from &str.
-    let mut encoder = encoding.new_encoder_with(mode).unwrap();
-    let mut whole = Vec::new();
-    let (result, read) = encoder.encode_from_utf8_to_vec(&text, &mut whole, true);
-    let unmappable = match result {
-        EncoderResult::InputEmpty => None,
-        EncoderResult::Unmappable(c) => Some((c, read)),
-        EncoderResult::OutputFull => panic!("to_vec never returns OutputFull"),
-    };
-    if peer_agrees(encoding) {
-        let mut peer_encoder = peer(encoding).new_encoder();
-        let mut expected = Vec::with_capacity(text.len() * 12 + 16);
-        match mode {
-            EncoderErrorMode::Html => {
-                let _ = peer_encoder.encode_from_utf8_to_vec(&text, &mut expected, true);
-            }
-            EncoderErrorMode::Fatal => {
-                let (peer_result, peer_read) =
-                    peer_encoder.encode_from_utf8_to_vec_without_replacement(&text, &mut expected, true);
-                let peer_unmappable = match peer_result {
-                    encoding_rs::EncoderResult::Unmappable(c) => Some((c, peer_read)),
-                    _ => None,
-                };
-                assert_eq!(unmappable, peer_unmappable, "{} {text:?}", encoding.name());
-            }
-        }
-        assert_eq!(whole, expected, "{} {mode:?} {text:?}", encoding.name());
-    }
-
-    // Streamed from UTF-16, cut at fuzzer-chosen points (even inside surrogate pairs).
-    let mut encoder = encoding.new_encoder_with(mode).unwrap();
-    let mut streamed = Vec::new();
-    let mut buf = vec![0u8; out_len];
-    let points = splits(data[2], units.len());
-    let mut start = 0;
-    let mut stopped = None;
-    'outer: for (i, &end) in points.iter().chain(std::iter::once(&units.len())).enumerate() {
-        let last = i >= points.len();
-        let mut chunk = &units[start..end.max(start)];
-        start = end.max(start);
-        loop {
-            let progress = encoder.encode_from_utf16(chunk, &mut buf, last);
-            streamed.extend_from_slice(&buf[..progress.written]);
-            chunk = &chunk[progress.read..];
-            match progress.result {
-                EncoderResult::InputEmpty => break,
-                EncoderResult::OutputFull => {}
-                EncoderResult::Unmappable(c) => {
-                    stopped = Some(c);
-                    break 'outer;
-                }
-            }
-        }
-        if last {
-            break;
-        }
-    }
-    assert_eq!(stopped, unmappable.map(|(c, _)| c), "{} streamed {text:?}", encoding.name());
-    assert_eq!(streamed, whole, "{} {mode:?} streamed {text:?}", encoding.name());
+/// Where the pinned standard and encoding_rs 0.8 are known to differ; such inputs are
+/// checked against the whole-input result only. (None known so far.)
+pub fn peer_agrees(_encoding: &'static Encoding) -> bool {
+    true
 }
