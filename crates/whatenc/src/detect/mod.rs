@@ -1,0 +1,664 @@
+//! A statistical encoding detector for unlabeled bytes: the detector step of
+//! encoding determination (HTML's step 8, "UNIVCHARDET").
+//!
+//! Feed an [`EncodingDetector`] the bytes in chunks of any size, then ask it to
+//! [`guess`](EncodingDetector::guess). It keeps no copy of the input and a fixed
+//! amount of state (no allocation while feeding).
+//!
+//! # How it decides
+//!
+//! Each candidate encoding reads the same bytes:
+//! - **An error is disqualifying.** A candidate is out at its first byte that is an
+//!   error in it, or that decodes to a C1 control (no text has those). UTF-8 wins
+//!   when it is allowed and the non-ASCII input is valid UTF-8.
+//! - **Single-byte encodings** (windows-1250 to -1258, ISO-8859-2, -4, -5, -6, -7,
+//!   -8, -13, -15, KOI8-U, IBM866, x-mac-cyrillic, windows-874) are grouped by the
+//!   languages they serve (Western, Central European, Baltic, Turkish, Vietnamese,
+//!   Cyrillic, Greek, Hebrew, Arabic, Thai). Each group has a trained model of
+//!   character pairs: the cost −ln P(letter | previous letter) over the group's
+//!   case-folded alphabet, with classes for space and punctuation, for non-ASCII
+//!   symbols, for letters foreign to the group and, in non-Latin groups, for Latin
+//!   letters (so Latin next to non-Latin costs what it costs in real text: much).
+//!   Each pair that has a non-ASCII byte is scored (ASCII pairs decode alike in
+//!   every candidate); an upper-case letter right after a lower-case one costs
+//!   extra ("odd case alternation").
+//! - **CJK encodings** (Shift_JIS, EUC-JP, ISO-2022-JP, GBK, Big5, EUC-KR) are
+//!   checked by their decoders' valid-sequence structure, and each non-ASCII
+//!   character costs −ln P(character) in its language (Simplified or Traditional
+//!   Chinese, Japanese, Korean) from a table of the most frequent characters.
+//! - The cheapest candidate wins; a small prior cost orders encodings that decode
+//!   most text alike (windows-1257 before ISO-8859-13), and a top-level-domain or
+//!   locale hint makes the hinted languages' encodings cheaper.
+//! - Pure ASCII (and empty input) gives the caller's default, not a guess; so does
+//!   ISO-2022-JP unless allowed. x-user-defined and replacement are never guessed.
+//!
+//! The tables (`src/tables/detect.rs`) are trained by `cargo xtask train-detector`
+//! from word-frequency lists fetched from PyPI (wordfreq, pythainlp), named with
+//! their versions, checksums and licenses in the file's header.
+//!
+//! ```
+//! use whatenc::detect::{DetectOptions, EncodingDetector};
+//! let mut detector = EncodingDetector::new();
+//! detector.feed(b"\xcf\xf0\xe8\xe2\xe5\xf2, ");
+//! detector.feed(b"\xec\xe8\xf0!");
+//! let guess = detector.guess(&DetectOptions::default());
+//! assert_eq!(guess.encoding, whatenc::WINDOWS_1251);
+//! ```
+
+mod model;
+#[path = "../tables/detect.rs"]
+#[rustfmt::skip]
+#[allow(clippy::all)]
+mod tables;
+
+use alloc::vec::Vec;
+
+use crate::decoder::{Decoder, DecoderOptions, DecoderResult, ErrorMode};
+use crate::encoding::{BIG5, EUC_JP, EUC_KR, Encoding, GBK, ISO_2022_JP, SHIFT_JIS, UTF_8, WINDOWS_1252};
+use crate::sniff::Detector;
+use model::{COLUMN_JA, COLUMN_KO, COLUMN_ZH_HANS, COLUMN_ZH_HANT, INVALID, ODD, UPPER, case_penalty, cjk_cost};
+use tables::{CJK_COLUMNS, GROUP_NAMES, GROUPS, MODELS, SINGLE_BYTE};
+
+/// The single-byte candidates' count.
+const SINGLE: usize = SINGLE_BYTE.len();
+/// The CJK candidates: encoding, column, prior cost.
+const CJK: [(&&Encoding, usize, u32); 6] = [
+    (&GBK, COLUMN_ZH_HANS, 0),
+    (&BIG5, COLUMN_ZH_HANT, 0),
+    (&SHIFT_JIS, COLUMN_JA, 0),
+    (&EUC_JP, COLUMN_JA, 2),
+    (&ISO_2022_JP, COLUMN_JA, 0),
+    (&EUC_KR, COLUMN_KO, 0),
+];
+const ISO_2022_JP_INDEX: usize = 4;
+/// Bytes scored per step: bounds the stack buffers.
+const WINDOW: usize = 1024;
+/// What a hinted language's candidates are spared (about e^-4).
+const HINT_BONUS: u64 = 64;
+/// The most languages a group has.
+const MAX_LANGUAGES: usize = 16;
+/// A non-ASCII character of a CJK candidate next to an ASCII letter: Latin next to
+/// non-Latin, which CJK prose has rarely (about e^-4).
+const LATIN_ADJACENT: u64 = 64;
+
+/// How to guess: which encodings may win, a hint, and the answer for ASCII.
+///
+/// ```
+/// use whatenc::detect::DetectOptions;
+/// let options = DetectOptions { tld: Some("ru"), ..DetectOptions::default() };
+/// assert!(options.allow_utf8);
+/// assert_eq!(options.default, whatenc::WINDOWS_1252);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct DetectOptions<'a> {
+    /// Whether UTF-8 may be guessed (valid non-ASCII UTF-8 then wins). HTML's
+    /// determination disallows it for content from the network; files allow it.
+    pub allow_utf8: bool,
+    /// Whether ISO-2022-JP may be guessed (7-bit input with its escapes).
+    pub allow_iso_2022_jp: bool,
+    /// The top-level domain the bytes came from (`"ru"`, `"co.jp"`,
+    /// `"example.com.tw"`): its languages' encodings are favoured.
+    pub tld: Option<&'a str>,
+    /// The user's locale or the content's language (`"ru"`, `"zh-TW"`, `"pl_PL"`):
+    /// its encodings are favoured.
+    pub locale: Option<&'a str>,
+    /// The answer for pure ASCII and empty input (and when every candidate fails).
+    pub default: &'static Encoding,
+}
+
+impl Default for DetectOptions<'_> {
+    /// UTF-8 and ISO-2022-JP allowed, no hint, windows-1252 as the default.
+    fn default() -> Self {
+        DetectOptions { allow_utf8: true, allow_iso_2022_jp: true, tld: None, locale: None, default: WINDOWS_1252 }
+    }
+}
+
+/// The detector's answer.
+///
+/// ```
+/// use whatenc::detect::{DetectOptions, EncodingDetector};
+/// let guess = EncodingDetector::new().guess(&DetectOptions::default());
+/// assert_eq!((guess.encoding, guess.guessed, guess.confidence), (whatenc::WINDOWS_1252, false, 0.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Guess {
+    /// The encoding.
+    pub encoding: &'static Encoding,
+    /// From 0 (a coin toss, or no guess at all) towards 1: how far ahead of the
+    /// runner-up the winner is (`margin / (margin + 64)`, the margin in cost units of
+    /// 1/16 nat). Only a ranking signal, not a calibrated probability.
+    pub confidence: f32,
+    /// False when the answer is the default: pure ASCII, empty input, or no
+    /// candidate without an error.
+    pub guessed: bool,
+}
+
+/// One candidate in [`EncodingDetector::candidates`]: the lower the cost, the
+/// likelier.
+///
+/// ```
+/// use whatenc::detect::{DetectOptions, EncodingDetector};
+/// let mut detector = EncodingDetector::new();
+/// detector.feed("Žluťoučký kůň".as_bytes());
+/// let ranked = detector.candidates(&DetectOptions::default());
+/// assert_eq!(ranked[0].encoding, whatenc::UTF_8);
+/// assert!(ranked.iter().all(|c| c.encoding != whatenc::X_USER_DEFINED));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate {
+    /// The encoding.
+    pub encoding: &'static Encoding,
+    /// Whether the input is free of errors (and C1 controls) in it.
+    pub valid: bool,
+    /// For a valid candidate, its cost (about 16 per nat of surprise), with its
+    /// prior and any hint; for an invalid one, the offset of its first error.
+    pub cost: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct SingleByteState {
+    /// Per language of the group: the pairs' costs.
+    costs: [u64; MAX_LANGUAGES],
+    /// Case penalties, the same for every language.
+    penalty: u64,
+    /// The class of the last byte fed.
+    previous: u8,
+    previous_high: bool,
+    dead_at: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+struct CjkState {
+    decoder: Decoder,
+    cost: u64,
+    /// Non-ASCII characters decoded.
+    characters: u64,
+    /// Whether the last character was an ASCII letter, or non-ASCII.
+    previous_letter: bool,
+    previous_non_ascii: bool,
+    dead_at: Option<u64>,
+}
+
+/// A streaming statistical detector: [`feed`](Self::feed) it chunks, then
+/// [`guess`](Self::guess). Its state has a fixed size; feeding never allocates.
+///
+/// ```
+/// use whatenc::detect::{DetectOptions, EncodingDetector};
+/// let (bytes, _) = whatenc::SHIFT_JIS.encode("日本語のテキストです。").unwrap();
+/// let mut detector = EncodingDetector::new();
+/// for chunk in bytes.chunks(3) {
+///     detector.feed(chunk);
+/// }
+/// assert_eq!(detector.guess(&DetectOptions::default()).encoding, whatenc::SHIFT_JIS);
+/// ```
+#[derive(Debug, Clone)]
+pub struct EncodingDetector {
+    single_byte: [SingleByteState; SINGLE],
+    cjk: [CjkState; 6],
+    utf8: Decoder,
+    utf8_valid: bool,
+    /// Non-ASCII characters in the UTF-8 reading.
+    utf8_characters: u64,
+    non_ascii: bool,
+    escape: bool,
+    fed: u64,
+    /// The ASCII prefix that the CJK decoders skipped (they have no state there).
+    skipped: u64,
+    finished: bool,
+}
+
+impl Default for EncodingDetector {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn fatal_decoder(encoding: &'static Encoding) -> Decoder {
+    encoding.new_decoder_with(DecoderOptions { mode: ErrorMode::Fatal, ..Default::default() })
+}
+
+impl EncodingDetector {
+    /// A detector that has seen nothing.
+    ///
+    /// ```
+    /// let detector = whatenc::detect::EncodingDetector::new();
+    /// assert!(!detector.seen_non_ascii());
+    /// ```
+    pub fn new() -> Self {
+        EncodingDetector {
+            single_byte: [SingleByteState {
+                costs: [0; MAX_LANGUAGES],
+                penalty: 0,
+                previous: 0,
+                previous_high: false,
+                dead_at: None,
+            }; SINGLE],
+            cjk: CJK.map(|(encoding, _, _)| CjkState {
+                decoder: fatal_decoder(encoding),
+                cost: 0,
+                characters: 0,
+                previous_letter: false,
+                previous_non_ascii: false,
+                dead_at: None,
+            }),
+            utf8: fatal_decoder(UTF_8),
+            utf8_valid: true,
+            utf8_characters: 0,
+            non_ascii: false,
+            escape: false,
+            fed: 0,
+            skipped: 0,
+            finished: false,
+        }
+    }
+
+    /// Whether any byte fed so far was non-ASCII.
+    ///
+    /// ```
+    /// let mut detector = whatenc::detect::EncodingDetector::new();
+    /// detector.feed(b"plain");
+    /// assert!(!detector.seen_non_ascii());
+    /// detector.feed(b"\xE9");
+    /// assert!(detector.seen_non_ascii());
+    /// ```
+    pub fn seen_non_ascii(&self) -> bool {
+        self.non_ascii
+    }
+
+    /// Feeds the next chunk of the input (any size, cut anywhere, even inside a
+    /// character). Returns whether any candidate is still without an error
+    /// (false after [`finish`](Self::finish), which ends the input).
+    ///
+    /// ```
+    /// let mut detector = whatenc::detect::EncodingDetector::new();
+    /// assert!(detector.feed(b"caf\xE9"));
+    /// ```
+    pub fn feed(&mut self, chunk: &[u8]) -> bool {
+        if self.finished {
+            return false;
+        }
+        for window in chunk.chunks(WINDOW) {
+            self.feed_window(window);
+        }
+        self.single_byte.iter().any(|s| s.dead_at.is_none())
+            || self.cjk.iter().any(|c| c.dead_at.is_none())
+            || self.utf8_valid
+    }
+
+    fn feed_window(&mut self, window: &[u8]) {
+        let mut highs = [0u16; WINDOW];
+        let mut count = 0;
+        for (i, &byte) in window.iter().enumerate() {
+            highs[count] = i as u16;
+            count += (byte >= 0x80) as usize;
+        }
+        let highs = &highs[..count];
+        // UTF-8 is checked from the first non-ASCII byte on (no state before it).
+        self.non_ascii |= count > 0;
+        self.escape |= window.contains(&0x1B);
+        let start = self.fed;
+        for (state, candidate) in self.single_byte.iter_mut().zip(SINGLE_BYTE.iter()) {
+            if state.dead_at.is_none() {
+                score_single_byte(state, candidate, window, highs, start);
+            }
+        }
+        let mut units = [0u16; WINDOW + 8];
+        if self.non_ascii || self.escape {
+            for (state, &(_, column, _)) in self.cjk.iter_mut().zip(CJK.iter()) {
+                if state.dead_at.is_none() {
+                    score_cjk(state, column, window, &mut units, self.skipped);
+                }
+            }
+        } else {
+            // As if decoded: ASCII only, which leaves the decoders as they were.
+            self.skipped += window.len() as u64;
+            let letter = window.last().is_some_and(u8::is_ascii_alphabetic);
+            for state in &mut self.cjk {
+                state.previous_letter = letter;
+            }
+        }
+        if self.utf8_valid && self.non_ascii {
+            let (valid, characters) = valid_so_far(&mut self.utf8, window, &mut units);
+            self.utf8_valid = valid;
+            self.utf8_characters += characters;
+        }
+        self.fed += window.len() as u64;
+    }
+
+    /// Declares the end of the input: an incomplete character at the end is then
+    /// an error (without this call it costs what an odd character costs, as the
+    /// input may have been cut). Feeding after it is ignored.
+    ///
+    /// ```
+    /// use whatenc::detect::{DetectOptions, EncodingDetector};
+    /// let mut detector = EncodingDetector::new();
+    /// detector.feed("é".as_bytes());
+    /// detector.feed(b"\xC3");
+    /// detector.finish();
+    /// let options = DetectOptions::default();
+    /// assert_ne!(detector.guess(&options).encoding, whatenc::UTF_8);
+    /// ```
+    pub fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let mut units = [0u16; 8];
+        for state in self.cjk.iter_mut().filter(|s| s.dead_at.is_none()) {
+            if state.decoder.decode_to_utf16(&[], &mut units, true).result.is_malformed() {
+                state.dead_at = Some(self.fed);
+            }
+        }
+        if self.utf8_valid && self.utf8.decode_to_utf16(&[], &mut units, true).result.is_malformed() {
+            self.utf8_valid = false;
+        }
+    }
+
+    /// The guess: see the [module docs](self) for how it decides.
+    ///
+    /// ```
+    /// use whatenc::detect::{DetectOptions, EncodingDetector};
+    /// let mut detector = EncodingDetector::new();
+    /// detector.feed(b"just ASCII");
+    /// let options = DetectOptions { default: whatenc::UTF_8, ..DetectOptions::default() };
+    /// assert_eq!(detector.guess(&options).encoding, whatenc::UTF_8);
+    /// assert!(!detector.guess(&options).guessed);
+    /// ```
+    pub fn guess(&self, options: &DetectOptions<'_>) -> Guess {
+        let mut best: Option<Candidate> = None;
+        let mut second: Option<u64> = None;
+        self.each_candidate(options, |candidate| {
+            if !candidate.valid {
+                return;
+            }
+            match best {
+                Some(b) if b.cost <= candidate.cost => {
+                    if second.is_none_or(|s| candidate.cost < s) {
+                        second = Some(candidate.cost);
+                    }
+                }
+                _ => {
+                    second = best.map(|b| b.cost);
+                    best = Some(candidate);
+                }
+            }
+        });
+        match best {
+            Some(best) if self.non_ascii || best.encoding == ISO_2022_JP => {
+                let margin = second.map_or(1024, |s| s - best.cost) as f32;
+                Guess { encoding: best.encoding, confidence: margin / (margin + 64.0), guessed: true }
+            }
+            _ => Guess { encoding: options.default, confidence: 0.0, guessed: false },
+        }
+    }
+
+    /// Every candidate that the options allow, cheapest first, the invalid ones
+    /// last (latest error first). Empty for pure ASCII input.
+    ///
+    /// ```
+    /// use whatenc::detect::{DetectOptions, EncodingDetector};
+    /// let mut detector = EncodingDetector::new();
+    /// detector.feed(b"\xC1\xC2");
+    /// let ranked = detector.candidates(&DetectOptions { allow_utf8: false, ..DetectOptions::default() });
+    /// assert!(ranked[0].valid && !ranked.last().unwrap().valid);
+    /// ```
+    pub fn candidates(&self, options: &DetectOptions<'_>) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        if self.non_ascii || self.escape {
+            self.each_candidate(options, |candidate| out.push(candidate));
+        }
+        out.sort_by_key(|c| (!c.valid, if c.valid { c.cost } else { u64::MAX - c.cost }));
+        out
+    }
+
+    fn each_candidate(&self, options: &DetectOptions<'_>, mut f: impl FnMut(Candidate)) {
+        let hints = hinted(options);
+        if options.allow_utf8 && self.non_ascii {
+            // A cut character at the end is no evidence: there must be a whole one.
+            let valid = self.utf8_valid && (self.utf8_characters > 0 || !pending(&self.utf8));
+            f(Candidate { encoding: UTF_8, valid, cost: 0 });
+            if valid {
+                return;
+            }
+        }
+        for (state, candidate) in self.single_byte.iter().zip(SINGLE_BYTE.iter()) {
+            if !self.non_ascii {
+                break;
+            }
+            let bonus = if hints & (1 << candidate.group) != 0 { HINT_BONUS } else { 0 };
+            let group = &GROUPS[candidate.group];
+            let languages = group.models.end - group.models.start;
+            let cost = state.costs[..languages].iter().min().copied().unwrap_or(0) + state.penalty;
+            f(match state.dead_at {
+                None => Candidate {
+                    encoding: candidate.encoding,
+                    valid: true,
+                    cost: (cost + candidate.prior as u64 + HINT_BONUS).saturating_sub(bonus),
+                },
+                Some(at) => Candidate { encoding: candidate.encoding, valid: false, cost: at },
+            });
+        }
+        for (i, (state, &(encoding, column, prior))) in self.cjk.iter().zip(CJK.iter()).enumerate() {
+            if i == ISO_2022_JP_INDEX && (!options.allow_iso_2022_jp || !self.escape || self.non_ascii) {
+                continue;
+            }
+            if i != ISO_2022_JP_INDEX && !self.non_ascii {
+                continue;
+            }
+            let bonus = if hints & (1 << (GROUP_NAMES.len() + column)) != 0 { HINT_BONUS } else { 0 };
+            let cut = if pending(&state.decoder) { ODD as u64 } else { 0 };
+            f(match state.dead_at {
+                None => Candidate {
+                    encoding,
+                    valid: state.characters > 0 || i != ISO_2022_JP_INDEX,
+                    cost: (state.cost + cut + prior as u64 + HINT_BONUS).saturating_sub(bonus),
+                },
+                Some(at) => Candidate { encoding, valid: false, cost: at },
+            });
+        }
+    }
+}
+
+/// Scores the pairs with a non-ASCII byte in `window` (`highs`: the offsets of its
+/// non-ASCII bytes) for each language of the candidate's group, carrying the last
+/// byte's class to the next window.
+fn score_single_byte(
+    state: &mut SingleByteState,
+    candidate: &model::SingleByteCandidate,
+    window: &[u8],
+    highs: &[u16],
+    start: u64,
+) {
+    let Some(&last) = window.last() else { return };
+    let map = candidate.map;
+    let group = &GROUPS[candidate.group];
+    let models = &MODELS[group.models.clone()];
+    let classes = group.classes;
+    let costs = &mut state.costs[..models.len()];
+    let mut penalty = 0;
+    let mut pair = |previous: u8, current: u8| {
+        let at = (previous & !UPPER) as usize * classes + (current & !UPPER) as usize;
+        for (cost, model) in costs.iter_mut().zip(models) {
+            *cost += model[at] as u64;
+        }
+        penalty += case_penalty(previous, current) as u64;
+    };
+    if state.previous_high && window[0] < 0x80 {
+        pair(state.previous, map[window[0] as usize]);
+    }
+    for &i in highs {
+        let i = i as usize;
+        let current = map[window[i] as usize];
+        if current == INVALID {
+            state.dead_at = Some(start + i as u64);
+            return;
+        }
+        let previous = if i == 0 { state.previous } else { map[window[i - 1] as usize] };
+        pair(previous, current);
+        if let Some(&next) = window.get(i + 1)
+            && next < 0x80
+        {
+            pair(current, map[next as usize]);
+        }
+    }
+    state.penalty += penalty;
+    state.previous = map[last as usize];
+    state.previous_high = last >= 0x80;
+}
+
+/// Whether a decoder holds the start of a character (the input may have been cut).
+fn pending(decoder: &Decoder) -> bool {
+    let mut decoder = decoder.clone();
+    decoder.decode_to_utf16(&[], &mut [0u16; 8], true).result.is_malformed()
+}
+
+/// Decodes `window` with a CJK candidate's decoder and scores its non-ASCII
+/// characters; an error puts the candidate out.
+fn score_cjk(state: &mut CjkState, column: usize, window: &[u8], units: &mut [u16], skipped: u64) {
+    let mut src = window;
+    loop {
+        let progress = state.decoder.decode_to_utf16(src, units, false);
+        for &unit in &units[..progress.written] {
+            let letter = unit < 0x80 && (unit as u8).is_ascii_alphabetic();
+            if unit >= 0x80 {
+                state.cost += cjk_cost(unit, column) as u64;
+                state.characters += 1;
+                if state.previous_letter {
+                    state.cost += LATIN_ADJACENT;
+                }
+            } else if letter && state.previous_non_ascii {
+                state.cost += LATIN_ADJACENT;
+            }
+            state.previous_letter = letter;
+            state.previous_non_ascii = unit >= 0x80;
+        }
+        src = &src[progress.read..];
+        match progress.result {
+            DecoderResult::InputEmpty => return,
+            DecoderResult::OutputFull => {}
+            DecoderResult::Malformed(error) => {
+                // The decoder skipped the ASCII prefix: offsets are absolute.
+                state.dead_at = Some(skipped + error.offset);
+                return;
+            }
+        }
+    }
+}
+
+/// Whether UTF-8 stays valid through `window`, and its non-ASCII characters.
+fn valid_so_far(decoder: &mut Decoder, window: &[u8], units: &mut [u16]) -> (bool, u64) {
+    let mut src = window;
+    let mut characters = 0;
+    loop {
+        let progress = decoder.decode_to_utf16(src, units, false);
+        characters +=
+            units[..progress.written].iter().filter(|&&u| u >= 0x80 && !(0xDC00..0xE000).contains(&u)).count() as u64;
+        src = &src[progress.read..];
+        match progress.result {
+            DecoderResult::InputEmpty => return (true, characters),
+            DecoderResult::OutputFull => {}
+            DecoderResult::Malformed(_) => return (false, characters),
+        }
+    }
+}
+
+/// The hinted groups and CJK columns, as bits: groups first, then the columns.
+fn hinted(options: &DetectOptions<'_>) -> u32 {
+    let mut bits = 0;
+    let mut add = |region: &str| {
+        if let Some(i) = GROUP_NAMES.iter().position(|&g| g == region) {
+            bits |= 1 << i;
+        } else if let Some(i) = CJK_COLUMNS.iter().position(|&c| c == region) {
+            bits |= 1 << (GROUP_NAMES.len() + i);
+        }
+    };
+    if let Some(tld) = options.tld {
+        let tld = tld.trim_end_matches('.');
+        let last = tld.rsplit('.').next().unwrap_or(tld);
+        let mut buf = [0u8; 2];
+        if last.len() == 2 {
+            buf.copy_from_slice(last.as_bytes());
+            buf.make_ascii_lowercase();
+            add(region_of_tld(&buf));
+        }
+    }
+    if let Some(locale) = options.locale {
+        let mut parts = locale.split(['-', '_']);
+        let language = parts.next().unwrap_or("");
+        let rest: [Option<&str>; 2] = [parts.next(), parts.next()];
+        let mut buf = [0u8; 3];
+        if (2..=3).contains(&language.len()) {
+            buf[..language.len()].copy_from_slice(language.as_bytes());
+            buf.make_ascii_lowercase();
+            let language = &buf[..language.len()];
+            let traditional =
+                rest.iter().flatten().any(|p| ["tw", "hk", "mo", "hant"].iter().any(|t| p.eq_ignore_ascii_case(t)));
+            add(if language == b"zh" && traditional { "zh-Hant" } else { region_of_language(language) });
+        }
+    }
+    bits
+}
+
+/// A top-level domain's region (a group name or a CJK column).
+fn region_of_tld(tld: &[u8]) -> &'static str {
+    match tld {
+        b"ru" | b"ua" | b"by" | b"kz" | b"su" | b"bg" | b"mk" | b"rs" | b"kg" | b"tj" => "cyrillic",
+        b"cz" | b"sk" | b"pl" | b"hu" | b"ro" | b"si" | b"hr" | b"ba" | b"me" | b"al" => "central",
+        b"lt" | b"lv" | b"ee" => "baltic",
+        b"tr" | b"az" => "turkish",
+        b"vn" => "vietnamese",
+        b"gr" | b"cy" => "greek",
+        b"il" => "hebrew",
+        b"sa" | b"eg" | b"ae" | b"ir" | b"iq" | b"jo" | b"kw" | b"lb" | b"ly" | b"ma" | b"dz" | b"tn" | b"sy"
+        | b"ye" | b"om" | b"qa" | b"bh" | b"sd" | b"pk" | b"af" => "arabic",
+        b"th" => "thai",
+        b"jp" => "ja",
+        b"cn" | b"sg" => "zh-Hans",
+        b"tw" | b"hk" | b"mo" => "zh-Hant",
+        b"kr" => "ko",
+        _ => "western",
+    }
+}
+
+/// A language's region (a group name or a CJK column).
+fn region_of_language(language: &[u8]) -> &'static str {
+    match language {
+        b"ru" | b"uk" | b"be" | b"bg" | b"mk" | b"sr" | b"kk" | b"ky" | b"tg" | b"mn" => "cyrillic",
+        b"cs" | b"sk" | b"pl" | b"hu" | b"ro" | b"sl" | b"hr" | b"bs" | b"sq" | b"hsb" | b"dsb" => "central",
+        b"lt" | b"lv" | b"et" => "baltic",
+        b"tr" | b"az" => "turkish",
+        b"vi" => "vietnamese",
+        b"el" => "greek",
+        b"he" | b"iw" | b"yi" => "hebrew",
+        b"ar" | b"fa" | b"ur" | b"ps" => "arabic",
+        b"th" => "thai",
+        b"ja" => "ja",
+        b"zh" => "zh-Hans",
+        b"ko" => "ko",
+        _ => "western",
+    }
+}
+
+/// The detector as encoding determination's detector step: the options are the
+/// detector. `None` for pure ASCII (the determination then goes on to the
+/// locale's default) and when no candidate is without an error.
+///
+/// ```
+/// use whatenc::detect::DetectOptions;
+/// use whatenc::sniff::{html, HtmlOptions, Step};
+/// let detector = DetectOptions { allow_utf8: false, ..DetectOptions::default() };
+/// let options = HtmlOptions { detector: Some(&detector), ..HtmlOptions::default() };
+/// let determination = html(b"<p>\xcf\xf0\xe8\xe2\xe5\xf2, \xec\xe8\xf0", &options);
+/// assert_eq!((determination.encoding, determination.step), (whatenc::WINDOWS_1251, Step::Detector));
+/// ```
+impl Detector for DetectOptions<'_> {
+    fn detect(&self, bytes: &[u8], whole: bool) -> Option<&'static Encoding> {
+        let mut detector = EncodingDetector::new();
+        detector.feed(bytes);
+        if whole {
+            detector.finish();
+        }
+        let guess = detector.guess(self);
+        guess.guessed.then_some(guess.encoding)
+    }
+}

@@ -1,0 +1,80 @@
+//! The shapes of the trained tables (`tables/detect.rs`, written by
+//! `cargo xtask train-detector`) and the scoring of one pair or character.
+
+use crate::encoding::Encoding;
+
+/// A byte's class that is an error or a C1 control: the candidate is out.
+pub(crate) const INVALID: u8 = 0x7F;
+/// The bit of a class byte that marks an upper-case letter.
+pub(crate) const UPPER: u8 = 0x80;
+/// The classes from this one on are letters: a letter foreign to the group, an
+/// ASCII letter in a non-Latin group, then the group's alphabet. Below it: ASCII
+/// non-letters, punctuation, symbols.
+pub(crate) const FOREIGN: u8 = 3;
+/// "Odd case alternation": an upper-case letter right after a lower-case one, with
+/// one of the two non-ASCII (about e^-3: camelCase exists, but rarely in prose).
+pub(crate) const CASE_PENALTY: u32 = 48;
+
+/// A language group: its number of classes, and its languages' models (in
+/// `tables::MODELS`): `costs[previous * classes + current]` is
+/// −16·ln P(current | previous), quantised to a byte.
+#[derive(Debug)]
+pub(crate) struct Group {
+    pub(crate) classes: usize,
+    pub(crate) models: core::ops::Range<usize>,
+}
+
+/// A single-byte encoding as a candidate: its group's model and its byte → class map.
+#[derive(Debug)]
+pub(crate) struct SingleByteCandidate {
+    pub(crate) encoding: &'static &'static Encoding,
+    pub(crate) group: usize,
+    /// Cost added once, so that the commoner encoding wins a tie.
+    pub(crate) prior: u8,
+    pub(crate) map: &'static [u8; 256],
+}
+
+/// The case penalty of the class byte `current` after `previous`.
+#[inline]
+pub(crate) fn case_penalty(previous: u8, current: u8) -> u32 {
+    let letters = (previous & !UPPER) >= FOREIGN && (current & !UPPER) >= FOREIGN;
+    if letters && previous & UPPER == 0 && current & UPPER != 0 { CASE_PENALTY } else { 0 }
+}
+
+/// The cost of a non-ASCII character (a UTF-16 unit; surrogates are odd) for a
+/// CJK column: its trained cost, or by script when it is not among the column's
+/// most frequent characters.
+pub(crate) fn cjk_cost(unit: u16, column: usize) -> u32 {
+    use super::tables::{CJK_CODE_POINTS, CJK_COSTS, CJK_RARE};
+    if let Ok(at) = CJK_CODE_POINTS.binary_search(&unit) {
+        let cost = CJK_COSTS[at][column];
+        if cost != 255 {
+            return cost as u32;
+        }
+    }
+    let rare = CJK_RARE[column] as u32;
+    match unit {
+        // Han ideographs: rare ones; rarer still in Korean text.
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF => {
+            if column == COLUMN_KO {
+                rare + 32
+            } else {
+                rare
+            }
+        }
+        0xAC00..=0xD7A3 if column == COLUMN_KO => rare,
+        0x3040..=0x30FF if column == COLUMN_JA => rare,
+        // Ideographic punctuation and full-width forms.
+        0x3000..=0x303F | 0xFF01..=0xFF5E => 40,
+        // Kana outside Japanese, hangul outside Korean, half-width katakana,
+        // surrogates (four-byte gb18030), symbols and other scripts' letters.
+        _ => ODD,
+    }
+}
+
+/// The cost of a character that prose in the column's language hardly has.
+pub(crate) const ODD: u32 = 230;
+pub(crate) const COLUMN_ZH_HANS: usize = 0;
+pub(crate) const COLUMN_ZH_HANT: usize = 1;
+pub(crate) const COLUMN_JA: usize = 2;
+pub(crate) const COLUMN_KO: usize = 3;
