@@ -204,6 +204,24 @@ fn main() {
     let all = args.iter().any(|a| a == "--all");
     // `--show LANG`: print whatenc's wrong guesses for that language.
     let show = args.iter().position(|a| a == "--show").and_then(|i| args.get(i + 1)).cloned();
+    // `--explain ENCODING TEXT`: the ranked candidates for TEXT in ENCODING.
+    if let Some(i) = args.iter().position(|a| a == "--explain") {
+        let encoding = Encoding::for_label(args[i + 1].as_bytes()).expect("an encoding label");
+        let (bytes, _) = encoding.encode(&args[i + 2]).unwrap();
+        let mut detector = EncodingDetector::new();
+        detector.feed(&bytes);
+        detector.finish();
+        for candidate in detector.candidates(&DetectOptions::default()).iter().take(12) {
+            println!(
+                "{:>16} {:>6} {} {:?}",
+                candidate.encoding.name(),
+                candidate.cost,
+                candidate.valid,
+                candidate.encoding.decode(&bytes).0
+            );
+        }
+        return;
+    }
     let mut rows: BTreeMap<(String, String, usize), Bucket> = BTreeMap::new();
     let mut mistakes: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (language, path, encodings) in sources() {

@@ -161,7 +161,8 @@ const PUNCTUATION: usize = 1;
 const SYMBOL: usize = 2;
 const FOREIGN: usize = 3;
 const LATIN: usize = 4;
-const FIRST_LETTER: usize = 5;
+const MARK: usize = 5;
+const FIRST_LETTER: usize = 6;
 const MAX_CLASSES: usize = 96;
 /// The byte class of an error or a C1 control.
 const INVALID: u8 = 0x7F;
@@ -273,6 +274,12 @@ fn is_letter(c: char) -> bool {
         )
 }
 
+/// Hebrew points and Arabic harakat: vowel marks that some texts write and word
+/// lists do not; costed as a mark after a letter, not trained.
+fn is_point(c: char) -> bool {
+    matches!(c as u32, 0x05B0..=0x05BD | 0x05BF | 0x05C1 | 0x05C2 | 0x05C4 | 0x05C5 | 0x05C7 | 0x064B..=0x0652)
+}
+
 /// Punctuation that prose has next to letters (quotes, dashes, no-break space);
 /// other non-ASCII non-letters are symbols, which prose has next to letters rarely.
 fn is_punctuation(c: char) -> bool {
@@ -362,7 +369,9 @@ struct Alphabet {
 
 impl Alphabet {
     fn class(&self, c: char) -> usize {
-        if is_letter(c) {
+        if is_point(c) {
+            MARK
+        } else if is_letter(c) {
             let l = lower(c);
             if let Some(&class) = self.classes.get(&l) {
                 class
@@ -416,6 +425,11 @@ fn pair_costs(words: &[(String, f64)], alphabet: &Alphabet, group: &Group) -> Ve
         let row: f64 = (0..n).map(|b| counts[source * n + b]).sum();
         for b in 0..n {
             let p = match b {
+                MARK if a >= FIRST_LETTER => 0.05,
+                MARK if a == MARK => 0.02,
+                MARK => 1e-4,
+                // After a mark, what follows any letter.
+                _ if a == MARK => column[b] / column_total,
                 PUNCTUATION if is_letter_class(a) => 0.002,
                 PUNCTUATION => 0.004,
                 SYMBOL if is_letter_class(a) => 1e-5,
@@ -525,9 +539,10 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
             model_texts.push(format!("    // {language}\n    &[\n{}    ],\n", array_body(&costs)));
         }
         group_texts.push(format!(
-            "    // {}: space, punctuation, symbol, foreign, latin, {}\n    Group {{ classes: {n}, models: {first_model}..{} }},\n",
+            "    // {}: space, punctuation, symbol, foreign, latin, mark, {}\n    Group {{ classes: {n}, latin: {}, models: {first_model}..{} }},\n",
             group.name,
             letters.iter().collect::<String>(),
+            group.latin,
             model_texts.len()
         ));
         // Byte maps.
@@ -771,7 +786,9 @@ pub fn check_fingerprint(root: &Path) -> Result<bool, String> {
     let fields: Vec<&str> = line.split('\t').collect();
     let ok = fields.get(1) == Some(&contents.len().to_string().as_str())
         && fields.get(2) == Some(&format!("{:016x}", fnv1a(contents.as_bytes())).as_str());
-    if !ok {
+    if ok {
+        println!("xtask: the detector's table matches detect.fingerprint");
+    } else {
         eprintln!(
             "xtask: crates/whatenc/src/tables/detect.rs does not match detect.fingerprint; run `cargo xtask train-detector`"
         );

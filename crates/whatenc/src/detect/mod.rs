@@ -77,6 +77,34 @@ const WINDOW: usize = 1024;
 const HINT_BONUS: u64 = 64;
 /// The most languages a group has.
 const MAX_LANGUAGES: usize = 16;
+/// The languages' count (models in all groups).
+const LANGUAGES: usize = MODELS.len();
+/// ASCII pairs are scored from this many bytes before the first non-ASCII byte
+/// on: the language around the non-ASCII letters.
+const LOOKBACK: usize = 64;
+/// At most this many ASCII pairs with a letter are scored: enough to tell the
+/// language, and a bound on the work.
+const ASCII_PAIRS: u32 = 384;
+/// The most that fitting the ASCII text better than the average Latin language
+/// can save a Latin language (so that long markup does not decide against
+/// non-Latin candidates, which are charged per ASCII letter up to a cap).
+const ASCII_GAIN_CAP: i64 = 320;
+/// The Latin groups' languages.
+const LATIN_LANGUAGES: i64 = {
+    let mut count = 0;
+    let mut g = 0;
+    while g < GROUPS.len() {
+        if GROUPS[g].latin {
+            count += GROUPS[g].models.end - GROUPS[g].models.start;
+        }
+        g += 1;
+    }
+    count as i64
+};
+/// Each ASCII letter in a non-Latin group's reading: Latin words are rare in its
+/// prose (about e^-0.75 a letter, up to a cap so that long markup does not decide).
+const NON_LATIN_ASCII_LETTER: u64 = 12;
+const NON_LATIN_ASCII_CAP: u64 = 320;
 /// A non-ASCII character of a CJK candidate next to an ASCII letter: Latin next to
 /// non-Latin, which CJK prose has rarely (about e^-4).
 const LATIN_ADJACENT: u64 = 64;
@@ -201,6 +229,19 @@ pub struct EncodingDetector {
     utf8_characters: u64,
     non_ascii: bool,
     escape: bool,
+    /// ASCII letters fed (counted up to the cap's worth).
+    ascii_letters: u64,
+    /// Per language of a Latin group: its ASCII pairs' costs above the Latin
+    /// languages' average, times their count (ASCII decodes alike in every
+    /// candidate, but tells languages apart).
+    ascii_costs: [i64; LANGUAGES],
+    /// ASCII pairs with a letter scored so far.
+    ascii_pairs: u32,
+    /// The last bytes before the first non-ASCII byte (for the lookback).
+    tail: [u8; LOOKBACK + 1],
+    tail_len: usize,
+    /// The last byte fed.
+    last_byte: Option<u8>,
     fed: u64,
     /// The ASCII prefix that the CJK decoders skipped (they have no state there).
     skipped: u64,
@@ -246,6 +287,12 @@ impl EncodingDetector {
             utf8_characters: 0,
             non_ascii: false,
             escape: false,
+            ascii_letters: 0,
+            ascii_costs: [0; LANGUAGES],
+            ascii_pairs: 0,
+            tail: [0; LOOKBACK + 1],
+            tail_len: 0,
+            last_byte: None,
             fed: 0,
             skipped: 0,
             finished: false,
@@ -293,6 +340,10 @@ impl EncodingDetector {
             count += (byte >= 0x80) as usize;
         }
         let highs = &highs[..count];
+        self.score_ascii(window, highs.first().map(|&i| i as usize));
+        if self.ascii_letters * NON_LATIN_ASCII_LETTER < NON_LATIN_ASCII_CAP {
+            self.ascii_letters += window.iter().filter(|b| b.is_ascii_alphabetic()).count() as u64;
+        }
         // UTF-8 is checked from the first non-ASCII byte on (no state before it).
         self.non_ascii |= count > 0;
         self.escape |= window.contains(&0x1B);
@@ -323,6 +374,37 @@ impl EncodingDetector {
             self.utf8_characters += characters;
         }
         self.fed += window.len() as u64;
+    }
+
+    /// Scores the ASCII pairs of `window` for the Latin languages: all of them once
+    /// a non-ASCII byte was seen, else only those of the lookback before the first
+    /// (`first`: its offset in `window`).
+    fn score_ascii(&mut self, window: &[u8], first: Option<usize>) {
+        let Some(&last) = window.last() else { return };
+        if self.ascii_pairs >= ASCII_PAIRS {
+            // Done.
+        } else if self.non_ascii {
+            let previous = self.last_byte;
+            score_ascii_pairs(&mut self.ascii_costs, &mut self.ascii_pairs, previous, window);
+        } else if let Some(first) = first {
+            // The lookback: the tail of earlier windows and this window's start.
+            let mut lookback = [0u8; 2 * LOOKBACK + 2];
+            let from_window = first.min(LOOKBACK + 1);
+            let from_tail = (LOOKBACK + 1 - from_window).min(self.tail_len);
+            lookback[..from_tail].copy_from_slice(&self.tail[self.tail_len - from_tail..self.tail_len]);
+            lookback[from_tail..from_tail + from_window].copy_from_slice(&window[first - from_window..first]);
+            let lookback = &lookback[..from_tail + from_window];
+            score_ascii_pairs(&mut self.ascii_costs, &mut self.ascii_pairs, None, lookback);
+            score_ascii_pairs(&mut self.ascii_costs, &mut self.ascii_pairs, lookback.last().copied(), &window[first..]);
+        } else {
+            // Keep the last LOOKBACK + 1 bytes.
+            let take = window.len().min(LOOKBACK + 1);
+            let keep = (LOOKBACK + 1 - take).min(self.tail_len);
+            self.tail.copy_within(self.tail_len - keep..self.tail_len, 0);
+            self.tail[keep..keep + take].copy_from_slice(&window[window.len() - take..]);
+            self.tail_len = keep + take;
+        }
+        self.last_byte = Some(last);
     }
 
     /// Declares the end of the input: an incomplete character at the end is then
@@ -428,7 +510,20 @@ impl EncodingDetector {
             let bonus = if hints & (1 << candidate.group) != 0 { HINT_BONUS } else { 0 };
             let group = &GROUPS[candidate.group];
             let languages = group.models.end - group.models.start;
-            let cost = state.costs[..languages].iter().min().copied().unwrap_or(0) + state.penalty;
+            let latin_letters = if group.latin {
+                0
+            } else {
+                (self.ascii_letters * NON_LATIN_ASCII_LETTER).min(NON_LATIN_ASCII_CAP) + ASCII_GAIN_CAP as u64
+            };
+            let ascii = &self.ascii_costs[group.models.clone()];
+            let cost = state.costs[..languages]
+                .iter()
+                .zip(ascii)
+                .map(|(&c, &a)| c + (a / LATIN_LANGUAGES).max(-ASCII_GAIN_CAP).wrapping_add(ASCII_GAIN_CAP) as u64)
+                .min()
+                .unwrap_or(0)
+                + state.penalty
+                + latin_letters;
             f(match state.dead_at {
                 None => Candidate {
                     encoding: candidate.encoding,
@@ -447,6 +542,10 @@ impl EncodingDetector {
             }
             let bonus = if hints & (1 << (GROUP_NAMES.len() + column)) != 0 { HINT_BONUS } else { 0 };
             let cut = if pending(&state.decoder) { ODD as u64 } else { 0 };
+            // Charged like the non-Latin groups for ASCII letters, and for the Latin
+            // languages' best possible ASCII fit.
+            let cut =
+                cut + (self.ascii_letters * NON_LATIN_ASCII_LETTER).min(NON_LATIN_ASCII_CAP) + ASCII_GAIN_CAP as u64;
             f(match state.dead_at {
                 None => Candidate {
                     encoding,
@@ -504,6 +603,49 @@ fn score_single_byte(
     state.penalty += penalty;
     state.previous = map[last as usize];
     state.previous_high = last >= 0x80;
+}
+
+/// Adds the costs of the ASCII pairs with a letter of `bytes` (and of `previous`
+/// with its first byte) for each Latin language, above the Latin languages'
+/// average (times their count); up to [`ASCII_PAIRS`] pairs in all.
+fn score_ascii_pairs(ascii_costs: &mut [i64; LANGUAGES], scored: &mut u32, previous: Option<u8>, bytes: &[u8]) {
+    // The Latin groups' ASCII maps (every encoding of a group maps ASCII alike).
+    let mut latin: [Option<&[u8; 256]>; GROUP_NAMES.len()] = [None; GROUP_NAMES.len()];
+    for candidate in SINGLE_BYTE.iter() {
+        if GROUPS[candidate.group].latin {
+            latin[candidate.group] = Some(candidate.map);
+        }
+    }
+    let mut pair_costs = [0i64; LANGUAGES];
+    let mut previous = previous;
+    for &byte in bytes {
+        let Some(p) = previous.replace(byte) else { continue };
+        if p >= 0x80 || byte >= 0x80 || (!p.is_ascii_alphabetic() && !byte.is_ascii_alphabetic()) {
+            continue;
+        }
+        if *scored >= ASCII_PAIRS {
+            return;
+        }
+        *scored += 1;
+        let mut sum = 0;
+        for (g, map) in latin.iter().enumerate() {
+            let Some(map) = map else { continue };
+            let group = &GROUPS[g];
+            let at = (map[p as usize] & !UPPER) as usize * group.classes + (map[byte as usize] & !UPPER) as usize;
+            for model in group.models.clone() {
+                let cost = MODELS[model][at] as i64;
+                pair_costs[model] = cost;
+                sum += cost;
+            }
+        }
+        for (g, map) in latin.iter().enumerate() {
+            if map.is_some() {
+                for model in GROUPS[g].models.clone() {
+                    ascii_costs[model] += pair_costs[model] * LATIN_LANGUAGES - sum;
+                }
+            }
+        }
+    }
 }
 
 /// Whether a decoder holds the start of a character (the input may have been cut).

@@ -21,6 +21,8 @@ pub(crate) const CASE_PENALTY: u32 = 48;
 #[derive(Debug)]
 pub(crate) struct Group {
     pub(crate) classes: usize,
+    /// Whether the group's script is Latin.
+    pub(crate) latin: bool,
     pub(crate) models: core::ops::Range<usize>,
 }
 
@@ -34,11 +36,18 @@ pub(crate) struct SingleByteCandidate {
     pub(crate) map: &'static [u8; 256],
 }
 
-/// The case penalty of the class byte `current` after `previous`.
+/// An upper-case letter: prose has a few in a hundred letters (about e^-2; the
+/// models are case-folded, so this is the case's share of the cost).
+pub(crate) const UPPER_COST: u32 = 32;
+
+/// The case cost of the class byte `current` after `previous`.
 #[inline]
 pub(crate) fn case_penalty(previous: u8, current: u8) -> u32 {
-    let letters = (previous & !UPPER) >= FOREIGN && (current & !UPPER) >= FOREIGN;
-    if letters && previous & UPPER == 0 && current & UPPER != 0 { CASE_PENALTY } else { 0 }
+    if current & UPPER == 0 {
+        return 0;
+    }
+    let letters = (previous & !UPPER) >= FOREIGN;
+    if letters && previous & UPPER == 0 { UPPER_COST + CASE_PENALTY } else { UPPER_COST }
 }
 
 /// The cost of a non-ASCII character (a UTF-16 unit; surrogates are odd) for a
