@@ -159,10 +159,12 @@ const CJK_TOP: usize = 4000;
 const SPACE: usize = 0;
 const PUNCTUATION: usize = 1;
 const SYMBOL: usize = 2;
-const FOREIGN: usize = 3;
-const LATIN: usize = 4;
-const MARK: usize = 5;
-const FIRST_LETTER: usize = 6;
+const OPENING: usize = 3;
+const CLOSING: usize = 4;
+const FOREIGN: usize = 5;
+const LATIN: usize = 6;
+const MARK: usize = 7;
+const FIRST_LETTER: usize = 8;
 const MAX_CLASSES: usize = 96;
 /// The byte class of an error or a C1 control.
 const INVALID: u8 = 0x7F;
@@ -285,15 +287,9 @@ fn is_point(c: char) -> bool {
 fn is_punctuation(c: char) -> bool {
     matches!(
         c as u32,
-        0xA0 | 0xA1
-            | 0xA7
-            | 0xA9
-            | 0xAB
-            | 0xAE
+        0xA0 | 0xA7
             | 0xB0
             | 0xB7
-            | 0xBB
-            | 0xBF
             | 0x05BE
             | 0x05C0
             | 0x05C3
@@ -303,7 +299,7 @@ fn is_punctuation(c: char) -> bool {
             | 0x061B
             | 0x061F
             | 0x06D4
-            | 0x2010..=0x2027 | 0x2030 | 0x2039 | 0x203A | 0x2116 | 0x2122
+            | 0x2010..=0x2027 | 0x2030 | 0x2116 | 0x2122
     )
 }
 
@@ -382,6 +378,10 @@ impl Alphabet {
             }
         } else if c.is_ascii() {
             SPACE
+        } else if matches!(c, '‘' | '“' | '„' | '‚' | '«' | '‹' | '¡' | '¿') {
+            OPENING
+        } else if matches!(c, '’' | '”' | '»' | '›') {
+            CLOSING
         } else if is_punctuation(c) {
             PUNCTUATION
         } else {
@@ -421,7 +421,7 @@ fn pair_costs(words: &[(String, f64)], alphabet: &Alphabet, group: &Group) -> Ve
     let mut costs = vec![255u8; n * n];
     for a in 0..n {
         // Punctuation, symbols and foreign letters are followed as a space is.
-        let source = if matches!(a, PUNCTUATION | SYMBOL | FOREIGN) { SPACE } else { a };
+        let source = if matches!(a, PUNCTUATION | SYMBOL | OPENING | CLOSING | FOREIGN) { SPACE } else { a };
         let row: f64 = (0..n).map(|b| counts[source * n + b]).sum();
         for b in 0..n {
             let p = match b {
@@ -430,6 +430,12 @@ fn pair_costs(words: &[(String, f64)], alphabet: &Alphabet, group: &Group) -> Ve
                 MARK => 1e-4,
                 // After a mark, what follows any letter.
                 _ if a == MARK => column[b] / column_total,
+                // An opening quote glued to a letter before it, a closing one
+                // (or an apostrophe) after a space: rare.
+                OPENING if is_letter_class(a) => 1e-4,
+                OPENING => 0.004,
+                CLOSING if is_letter_class(a) => 0.004,
+                CLOSING => 5e-4,
                 PUNCTUATION if is_letter_class(a) => 0.002,
                 PUNCTUATION => 0.004,
                 SYMBOL if is_letter_class(a) => 1e-5,
@@ -539,7 +545,7 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
             model_texts.push(format!("    // {language}\n    &[\n{}    ],\n", array_body(&costs)));
         }
         group_texts.push(format!(
-            "    // {}: space, punctuation, symbol, foreign, latin, mark, {}\n    Group {{ classes: {n}, latin: {}, models: {first_model}..{} }},\n",
+            "    // {}: space, punctuation, symbol, opening, closing, foreign, latin, mark, {}\n    Group {{ classes: {n}, latin: {}, models: {first_model}..{} }},\n",
             group.name,
             letters.iter().collect::<String>(),
             group.latin,

@@ -515,15 +515,14 @@ impl EncodingDetector {
             } else {
                 (self.ascii_letters * NON_LATIN_ASCII_LETTER).min(NON_LATIN_ASCII_CAP) + ASCII_GAIN_CAP as u64
             };
+            // Latin languages: their ASCII fit (non-Latin groups: zeros, unused).
             let ascii = &self.ascii_costs[group.models.clone()];
-            let cost = state.costs[..languages]
-                .iter()
-                .zip(ascii)
-                .map(|(&c, &a)| c + (a / LATIN_LANGUAGES).max(-ASCII_GAIN_CAP).wrapping_add(ASCII_GAIN_CAP) as u64)
-                .min()
-                .unwrap_or(0)
-                + state.penalty
-                + latin_letters;
+            let ascii_term =
+                |a: i64| if group.latin { (a / LATIN_LANGUAGES).max(-ASCII_GAIN_CAP) + ASCII_GAIN_CAP } else { 0 };
+            let cost =
+                state.costs[..languages].iter().zip(ascii).map(|(&c, &a)| c + ascii_term(a) as u64).min().unwrap_or(0)
+                    + state.penalty
+                    + latin_letters;
             f(match state.dead_at {
                 None => Candidate {
                     encoding: candidate.encoding,

@@ -8,9 +8,9 @@ pub(crate) const INVALID: u8 = 0x7F;
 /// The bit of a class byte that marks an upper-case letter.
 pub(crate) const UPPER: u8 = 0x80;
 /// The classes from this one on are letters: a letter foreign to the group, an
-/// ASCII letter in a non-Latin group, then the group's alphabet. Below it: ASCII
-/// non-letters, punctuation, symbols.
-pub(crate) const FOREIGN: u8 = 3;
+/// ASCII letter in a non-Latin group, a vowel mark, then the group's alphabet.
+/// Below it: ASCII non-letters, punctuation, symbols, opening and closing quotes.
+pub(crate) const FOREIGN: u8 = 5;
 /// "Odd case alternation": an upper-case letter right after a lower-case one, with
 /// one of the two non-ASCII (about e^-3: camelCase exists, but rarely in prose).
 pub(crate) const CASE_PENALTY: u32 = 48;
@@ -54,6 +54,15 @@ pub(crate) fn case_penalty(previous: u8, current: u8) -> u32 {
 /// CJK column: its trained cost, or by script when it is not among the column's
 /// most frequent characters.
 pub(crate) fn cjk_cost(unit: u16, column: usize) -> u32 {
+    CJK_CHARACTER + cjk_character_cost(unit, column)
+}
+
+/// What each CJK character costs on top of its frequency: the unigram model is
+/// blind to order, so a random reading of other text (Thai, Greek, Cyrillic bytes
+/// read as GBK) looks likelier to it than to a model that sees order.
+pub(crate) const CJK_CHARACTER: u32 = 24;
+
+fn cjk_character_cost(unit: u16, column: usize) -> u32 {
     use super::tables::{CJK_CODE_POINTS, CJK_COSTS, CJK_RARE};
     if let Ok(at) = CJK_CODE_POINTS.binary_search(&unit) {
         let cost = CJK_COSTS[at][column];
@@ -75,6 +84,9 @@ pub(crate) fn cjk_cost(unit: u16, column: usize) -> u32 {
         0x3040..=0x30FF if column == COLUMN_JA => rare,
         // Ideographic punctuation and full-width forms.
         0x3000..=0x303F | 0xFF01..=0xFF5E => 40,
+        // Symbols that CJK text has: ×, °, ±, ·, quotes and dashes, №, arrows,
+        // circled numbers, shapes.
+        0x00A0..=0x00FF | 0x2010..=0x203F | 0x2100..=0x21FF | 0x2460..=0x24FF | 0x25A0..=0x25FF => 96,
         // Kana outside Japanese, hangul outside Korean, half-width katakana,
         // surrogates (four-byte gb18030), symbols and other scripts' letters.
         _ => ODD,
