@@ -473,6 +473,8 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
     let w1258: BTreeSet<char> = high_half(data, "windows-1258")?.iter().flatten().copied().collect();
 
     let mut model_texts = Vec::new();
+    let mut latin_ascii: Vec<Vec<u8>> = vec![Vec::new(); 27 * 27];
+    let mut latin_done = false;
     let mut group_texts = Vec::new();
     let mut candidate_texts = Vec::new();
     for (group_id, group) in GROUPS.iter().enumerate() {
@@ -542,8 +544,21 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
         for (words, language) in languages.iter().zip(group.languages) {
             let costs = pair_costs(words, &alphabet, group);
             data_bytes += costs.len();
+            if group.latin {
+                if latin_done {
+                    return Err("the Latin groups must come first".into());
+                }
+                // The ASCII pairs' costs: space (any ASCII non-letter) then a–z.
+                let ascii_class = |i: usize| if i == 0 { SPACE } else { alphabet.class((b'a' + i as u8 - 1) as char) };
+                for x in 0..27 {
+                    for y in 0..27 {
+                        latin_ascii[x * 27 + y].push(costs[ascii_class(x) * n + ascii_class(y)]);
+                    }
+                }
+            }
             model_texts.push(format!("    // {language}\n    &[\n{}    ],\n", array_body(&costs)));
         }
+        latin_done |= !group.latin;
         group_texts.push(format!(
             "    // {}: space, punctuation, symbol, opening, closing, foreign, latin, mark, {}\n    Group {{ classes: {n}, latin: {}, models: {first_model}..{} }},\n",
             group.name,
@@ -632,6 +647,19 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
     writeln!(out, "/// Per language: pair costs, −16·ln P(class | previous class), row = previous.").unwrap();
     writeln!(out, "pub(crate) static MODELS: [&[u8]; {}] = [\n{}];\n", model_texts.len(), model_texts.concat())
         .unwrap();
+    let latin_languages = latin_ascii[0].len();
+    writeln!(out, "/// The Latin groups' languages: the first models of [`MODELS`].").unwrap();
+    writeln!(out, "pub(crate) const LATIN_LANGUAGES: usize = {latin_languages};\n").unwrap();
+    writeln!(
+        out,
+        "/// For each ASCII pair (27 × previous + current; 0: a non-letter, 1–26: a–z), each\n\
+         /// Latin language's cost, side by side (a copy of their models' ASCII corner)."
+    )
+    .unwrap();
+    let rows: Vec<String> = latin_ascii.iter().map(|row| format!("{row:?}")).collect();
+    writeln!(out, "pub(crate) static LATIN_ASCII: [[u8; {latin_languages}]; 729] = [\n{}];\n", array_body(&rows))
+        .unwrap();
+    data_bytes += 729 * latin_languages;
     writeln!(out, "/// The single-byte candidates: encoding, group, prior cost, byte → class.").unwrap();
     writeln!(
         out,

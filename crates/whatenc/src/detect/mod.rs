@@ -57,7 +57,7 @@ use crate::decoder::{Decoder, DecoderOptions, DecoderResult, ErrorMode};
 use crate::encoding::{BIG5, EUC_JP, EUC_KR, Encoding, GBK, ISO_2022_JP, SHIFT_JIS, UTF_8, WINDOWS_1252};
 use crate::sniff::Detector;
 use model::{COLUMN_JA, COLUMN_KO, COLUMN_ZH_HANS, COLUMN_ZH_HANT, INVALID, ODD, UPPER, case_penalty, cjk_cost};
-use tables::{CJK_COLUMNS, GROUP_NAMES, GROUPS, MODELS, SINGLE_BYTE};
+use tables::{CJK_COLUMNS, GROUP_NAMES, GROUPS, LATIN_ASCII, LATIN_LANGUAGES, MODELS, SINGLE_BYTE};
 
 /// The single-byte candidates' count.
 const SINGLE: usize = SINGLE_BYTE.len();
@@ -77,8 +77,6 @@ const WINDOW: usize = 1024;
 const HINT_BONUS: u64 = 64;
 /// The most languages a group has.
 const MAX_LANGUAGES: usize = 16;
-/// The languages' count (models in all groups).
-const LANGUAGES: usize = MODELS.len();
 /// ASCII pairs are scored from this many bytes before the first non-ASCII byte
 /// on: the language around the non-ASCII letters.
 const LOOKBACK: usize = 64;
@@ -89,18 +87,6 @@ const ASCII_PAIRS: u32 = 384;
 /// can save a Latin language (so that long markup does not decide against
 /// non-Latin candidates, which are charged per ASCII letter up to a cap).
 const ASCII_GAIN_CAP: i64 = 320;
-/// The Latin groups' languages.
-const LATIN_LANGUAGES: i64 = {
-    let mut count = 0;
-    let mut g = 0;
-    while g < GROUPS.len() {
-        if GROUPS[g].latin {
-            count += GROUPS[g].models.end - GROUPS[g].models.start;
-        }
-        g += 1;
-    }
-    count as i64
-};
 /// Each ASCII letter in a non-Latin group's reading: Latin words are rare in its
 /// prose (about e^-0.75 a letter, up to a cap so that long markup does not decide).
 const NON_LATIN_ASCII_LETTER: u64 = 12;
@@ -221,12 +207,9 @@ struct CjkState {
 /// ```
 #[derive(Debug, Clone)]
 pub struct EncodingDetector {
-    single_byte: [SingleByteState; SINGLE],
-    cjk: [CjkState; 6],
-    utf8: Decoder,
-    utf8_valid: bool,
-    /// Non-ASCII characters in the UTF-8 reading.
-    utf8_characters: u64,
+    /// The candidates' readings, from the first non-ASCII byte or ESC on (before
+    /// it, every reading is the same ASCII and needs no state).
+    readings: Option<Readings>,
     non_ascii: bool,
     escape: bool,
     /// ASCII letters fed (counted up to the cap's worth).
@@ -234,7 +217,7 @@ pub struct EncodingDetector {
     /// Per language of a Latin group: its ASCII pairs' costs above the Latin
     /// languages' average, times their count (ASCII decodes alike in every
     /// candidate, but tells languages apart).
-    ascii_costs: [i64; LANGUAGES],
+    ascii_costs: [i64; LATIN_LANGUAGES],
     /// ASCII pairs with a letter scored so far.
     ascii_pairs: u32,
     /// The last bytes before the first non-ASCII byte (for the lookback).
@@ -246,6 +229,48 @@ pub struct EncodingDetector {
     /// The ASCII prefix that the CJK decoders skipped (they have no state there).
     skipped: u64,
     finished: bool,
+}
+
+/// Each candidate's reading of the input.
+#[derive(Debug, Clone)]
+struct Readings {
+    single_byte: [SingleByteState; SINGLE],
+    cjk: [CjkState; 6],
+    utf8: Decoder,
+    utf8_valid: bool,
+    /// Non-ASCII characters in the UTF-8 reading.
+    utf8_characters: u64,
+}
+
+impl Readings {
+    /// The readings after an ASCII prefix ending with `last`.
+    fn after_ascii(last: Option<u8>) -> Readings {
+        let letter = last.is_some_and(|b| b.is_ascii_alphabetic());
+        let mut single_byte = [SingleByteState {
+            costs: [0; MAX_LANGUAGES],
+            penalty: 0,
+            previous: 0,
+            previous_high: false,
+            dead_at: None,
+        }; SINGLE];
+        for (state, candidate) in single_byte.iter_mut().zip(SINGLE_BYTE.iter()) {
+            state.previous = last.map_or(0, |b| candidate.map[b as usize]);
+        }
+        Readings {
+            single_byte,
+            cjk: CJK.map(|(encoding, _, _)| CjkState {
+                decoder: fatal_decoder(encoding),
+                cost: 0,
+                characters: 0,
+                previous_letter: letter,
+                previous_non_ascii: false,
+                dead_at: None,
+            }),
+            utf8: fatal_decoder(UTF_8),
+            utf8_valid: true,
+            utf8_characters: 0,
+        }
+    }
 }
 
 impl Default for EncodingDetector {
@@ -267,28 +292,11 @@ impl EncodingDetector {
     /// ```
     pub fn new() -> Self {
         EncodingDetector {
-            single_byte: [SingleByteState {
-                costs: [0; MAX_LANGUAGES],
-                penalty: 0,
-                previous: 0,
-                previous_high: false,
-                dead_at: None,
-            }; SINGLE],
-            cjk: CJK.map(|(encoding, _, _)| CjkState {
-                decoder: fatal_decoder(encoding),
-                cost: 0,
-                characters: 0,
-                previous_letter: false,
-                previous_non_ascii: false,
-                dead_at: None,
-            }),
-            utf8: fatal_decoder(UTF_8),
-            utf8_valid: true,
-            utf8_characters: 0,
+            readings: None,
             non_ascii: false,
             escape: false,
             ascii_letters: 0,
-            ascii_costs: [0; LANGUAGES],
+            ascii_costs: [0; LATIN_LANGUAGES],
             ascii_pairs: 0,
             tail: [0; LOOKBACK + 1],
             tail_len: 0,
@@ -327,12 +335,36 @@ impl EncodingDetector {
         for window in chunk.chunks(WINDOW) {
             self.feed_window(window);
         }
-        self.single_byte.iter().any(|s| s.dead_at.is_none())
-            || self.cjk.iter().any(|c| c.dead_at.is_none())
-            || self.utf8_valid
+        self.readings.as_ref().is_none_or(|r| {
+            r.single_byte.iter().any(|s| s.dead_at.is_none())
+                || r.cjk.iter().any(|c| c.dead_at.is_none())
+                || r.utf8_valid
+        })
     }
 
     fn feed_window(&mut self, window: &[u8]) {
+        if window.is_empty() {
+            return;
+        }
+        let plain = plain_ascii(window);
+        let escape = !plain && window.contains(&0x1B);
+        // Counted up to the cap's worth only (the same however the input is cut).
+        let wanted = NON_LATIN_ASCII_CAP.div_ceil(NON_LATIN_ASCII_LETTER) - self.ascii_letters;
+        if wanted > 0 {
+            self.ascii_letters +=
+                window.iter().filter(|b| b.is_ascii_alphabetic()).take(wanted as usize).count() as u64;
+        }
+        if self.readings.is_none() {
+            if plain {
+                // The ASCII fast path: no reading has anything to do yet.
+                self.score_ascii(window, None);
+                self.fed += window.len() as u64;
+                return;
+            }
+            // The CJK decoders start here: ASCII leaves them as they were.
+            self.skipped = self.fed;
+            self.readings = Some(Readings::after_ascii(self.last_byte));
+        }
         let mut highs = [0u16; WINDOW];
         let mut count = 0;
         for (i, &byte) in window.iter().enumerate() {
@@ -341,39 +373,28 @@ impl EncodingDetector {
         }
         let highs = &highs[..count];
         self.score_ascii(window, highs.first().map(|&i| i as usize));
-        if self.ascii_letters * NON_LATIN_ASCII_LETTER < NON_LATIN_ASCII_CAP {
-            self.ascii_letters += window.iter().filter(|b| b.is_ascii_alphabetic()).count() as u64;
-        }
         // UTF-8 is checked from the first non-ASCII byte on (no state before it).
         self.non_ascii |= count > 0;
-        self.escape |= window.contains(&0x1B);
+        self.escape |= escape;
         let start = self.fed;
-        for (state, candidate) in self.single_byte.iter_mut().zip(SINGLE_BYTE.iter()) {
+        self.fed += window.len() as u64;
+        let Some(readings) = self.readings.as_mut() else { return };
+        for (state, candidate) in readings.single_byte.iter_mut().zip(SINGLE_BYTE.iter()) {
             if state.dead_at.is_none() {
                 score_single_byte(state, candidate, window, highs, start);
             }
         }
         let mut units = [0u16; WINDOW + 8];
-        if self.non_ascii || self.escape {
-            for (state, &(_, column, _)) in self.cjk.iter_mut().zip(CJK.iter()) {
-                if state.dead_at.is_none() {
-                    score_cjk(state, column, window, &mut units, self.skipped);
-                }
-            }
-        } else {
-            // As if decoded: ASCII only, which leaves the decoders as they were.
-            self.skipped += window.len() as u64;
-            let letter = window.last().is_some_and(u8::is_ascii_alphabetic);
-            for state in &mut self.cjk {
-                state.previous_letter = letter;
+        for (state, &(_, column, _)) in readings.cjk.iter_mut().zip(CJK.iter()) {
+            if state.dead_at.is_none() {
+                score_cjk(state, column, window, &mut units, self.skipped);
             }
         }
-        if self.utf8_valid && self.non_ascii {
-            let (valid, characters) = valid_so_far(&mut self.utf8, window, &mut units);
-            self.utf8_valid = valid;
-            self.utf8_characters += characters;
+        if readings.utf8_valid && self.non_ascii {
+            let (valid, characters) = valid_so_far(&mut readings.utf8, window, &mut units);
+            readings.utf8_valid = valid;
+            readings.utf8_characters += characters;
         }
-        self.fed += window.len() as u64;
     }
 
     /// Scores the ASCII pairs of `window` for the Latin languages: all of them once
@@ -425,14 +446,15 @@ impl EncodingDetector {
             return;
         }
         self.finished = true;
+        let Some(readings) = self.readings.as_mut() else { return };
         let mut units = [0u16; 8];
-        for state in self.cjk.iter_mut().filter(|s| s.dead_at.is_none()) {
+        for state in readings.cjk.iter_mut().filter(|s| s.dead_at.is_none()) {
             if state.decoder.decode_to_utf16(&[], &mut units, true).result.is_malformed() {
                 state.dead_at = Some(self.fed);
             }
         }
-        if self.utf8_valid && self.utf8.decode_to_utf16(&[], &mut units, true).result.is_malformed() {
-            self.utf8_valid = false;
+        if readings.utf8_valid && readings.utf8.decode_to_utf16(&[], &mut units, true).result.is_malformed() {
+            readings.utf8_valid = false;
         }
     }
 
@@ -494,16 +516,17 @@ impl EncodingDetector {
     }
 
     fn each_candidate(&self, options: &DetectOptions<'_>, mut f: impl FnMut(Candidate)) {
+        let Some(readings) = &self.readings else { return };
         let hints = hinted(options);
         if options.allow_utf8 && self.non_ascii {
             // A cut character at the end is no evidence: there must be a whole one.
-            let valid = self.utf8_valid && (self.utf8_characters > 0 || !pending(&self.utf8));
+            let valid = readings.utf8_valid && (readings.utf8_characters > 0 || !pending(&readings.utf8));
             f(Candidate { encoding: UTF_8, valid, cost: 0 });
             if valid {
                 return;
             }
         }
-        for (state, candidate) in self.single_byte.iter().zip(SINGLE_BYTE.iter()) {
+        for (state, candidate) in readings.single_byte.iter().zip(SINGLE_BYTE.iter()) {
             if !self.non_ascii {
                 break;
             }
@@ -516,13 +539,17 @@ impl EncodingDetector {
                 (self.ascii_letters * NON_LATIN_ASCII_LETTER).min(NON_LATIN_ASCII_CAP) + ASCII_GAIN_CAP as u64
             };
             // Latin languages: their ASCII fit (non-Latin groups: zeros, unused).
-            let ascii = &self.ascii_costs[group.models.clone()];
-            let ascii_term =
-                |a: i64| if group.latin { (a / LATIN_LANGUAGES).max(-ASCII_GAIN_CAP) + ASCII_GAIN_CAP } else { 0 };
-            let cost =
-                state.costs[..languages].iter().zip(ascii).map(|(&c, &a)| c + ascii_term(a) as u64).min().unwrap_or(0)
-                    + state.penalty
-                    + latin_letters;
+            let ascii_term = |l: usize| {
+                if group.latin {
+                    let fit = self.ascii_costs[group.models.start + l] / LATIN_LANGUAGES as i64;
+                    (fit.max(-ASCII_GAIN_CAP) + ASCII_GAIN_CAP) as u64
+                } else {
+                    0
+                }
+            };
+            let cost = (0..languages).map(|l| state.costs[l] + ascii_term(l)).min().unwrap_or(0)
+                + state.penalty
+                + latin_letters;
             f(match state.dead_at {
                 None => Candidate {
                     encoding: candidate.encoding,
@@ -532,7 +559,7 @@ impl EncodingDetector {
                 Some(at) => Candidate { encoding: candidate.encoding, valid: false, cost: at },
             });
         }
-        for (i, (state, &(encoding, column, prior))) in self.cjk.iter().zip(CJK.iter()).enumerate() {
+        for (i, (state, &(encoding, column, prior))) in readings.cjk.iter().zip(CJK.iter()).enumerate() {
             if i == ISO_2022_JP_INDEX && (!options.allow_iso_2022_jp || !self.escape || self.non_ascii) {
                 continue;
             }
@@ -607,15 +634,8 @@ fn score_single_byte(
 /// Adds the costs of the ASCII pairs with a letter of `bytes` (and of `previous`
 /// with its first byte) for each Latin language, above the Latin languages'
 /// average (times their count); up to [`ASCII_PAIRS`] pairs in all.
-fn score_ascii_pairs(ascii_costs: &mut [i64; LANGUAGES], scored: &mut u32, previous: Option<u8>, bytes: &[u8]) {
-    // The Latin groups' ASCII maps (every encoding of a group maps ASCII alike).
-    let mut latin: [Option<&[u8; 256]>; GROUP_NAMES.len()] = [None; GROUP_NAMES.len()];
-    for candidate in SINGLE_BYTE.iter() {
-        if GROUPS[candidate.group].latin {
-            latin[candidate.group] = Some(candidate.map);
-        }
-    }
-    let mut pair_costs = [0i64; LANGUAGES];
+fn score_ascii_pairs(ascii_costs: &mut [i64; LATIN_LANGUAGES], scored: &mut u32, previous: Option<u8>, bytes: &[u8]) {
+    let class = |b: u8| if b.is_ascii_alphabetic() { (b.to_ascii_lowercase() - b'a' + 1) as usize } else { 0 };
     let mut previous = previous;
     for &byte in bytes {
         let Some(p) = previous.replace(byte) else { continue };
@@ -626,25 +646,27 @@ fn score_ascii_pairs(ascii_costs: &mut [i64; LANGUAGES], scored: &mut u32, previ
             return;
         }
         *scored += 1;
-        let mut sum = 0;
-        for (g, map) in latin.iter().enumerate() {
-            let Some(map) = map else { continue };
-            let group = &GROUPS[g];
-            let at = (map[p as usize] & !UPPER) as usize * group.classes + (map[byte as usize] & !UPPER) as usize;
-            for model in group.models.clone() {
-                let cost = MODELS[model][at] as i64;
-                pair_costs[model] = cost;
-                sum += cost;
-            }
-        }
-        for (g, map) in latin.iter().enumerate() {
-            if map.is_some() {
-                for model in GROUPS[g].models.clone() {
-                    ascii_costs[model] += pair_costs[model] * LATIN_LANGUAGES - sum;
-                }
-            }
+        let row = &LATIN_ASCII[class(p) * 27 + class(byte)];
+        let sum: i64 = row.iter().map(|&c| c as i64).sum();
+        for (total, &cost) in ascii_costs.iter_mut().zip(row) {
+            *total += cost as i64 * LATIN_LANGUAGES as i64 - sum;
         }
     }
+}
+
+/// Whether `bytes` are ASCII without ESC, a word at a time.
+fn plain_ascii(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut words = bytes.chunks_exact(8);
+    let mut seen = 0;
+    for word in &mut words {
+        let w = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+        // A high bit, or a zero byte of w ^ ESC (the classic has-zero-byte test).
+        let escape = w ^ (0x1B * ONES);
+        seen |= w | (escape.wrapping_sub(ONES) & !escape);
+    }
+    seen & HIGHS == 0 && words.remainder().iter().all(|&b| b < 0x80 && b != 0x1B)
 }
 
 /// Whether a decoder holds the start of a character (the input may have been cut).
