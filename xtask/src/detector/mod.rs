@@ -439,7 +439,7 @@ fn pair_costs(words: &[(String, f64)], alphabet: &Alphabet, group: &Group) -> Ve
                 PUNCTUATION if is_letter_class(a) => 0.002,
                 PUNCTUATION => 0.004,
                 SYMBOL if is_letter_class(a) => 1e-5,
-                SYMBOL => 1e-3,
+                SYMBOL => 3e-4,
                 FOREIGN => 1e-5,
                 LATIN if group.latin => 1e-9,
                 _ if row == 0.0 => column[b] / column_total,

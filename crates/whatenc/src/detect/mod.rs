@@ -56,7 +56,7 @@ use alloc::vec::Vec;
 use crate::decoder::{Decoder, DecoderOptions, DecoderResult, ErrorMode};
 use crate::encoding::{BIG5, EUC_JP, EUC_KR, Encoding, GBK, ISO_2022_JP, SHIFT_JIS, UTF_8, WINDOWS_1252};
 use crate::sniff::Detector;
-use model::{COLUMN_JA, COLUMN_KO, COLUMN_ZH_HANS, COLUMN_ZH_HANT, INVALID, ODD, UPPER, case_penalty, cjk_cost};
+use model::{COLUMN_JA, COLUMN_KO, COLUMN_ZH_HANS, COLUMN_ZH_HANT, INVALID, ODD, UPPER, case_penalty, cjk_cost, opens};
 use tables::{CJK_COLUMNS, GROUP_NAMES, GROUPS, LATIN_ASCII, LATIN_LANGUAGES, MODELS, SINGLE_BYTE};
 
 /// The single-byte candidates' count.
@@ -178,6 +178,8 @@ struct SingleByteState {
     /// The class of the last byte fed.
     previous: u8,
     previous_high: bool,
+    /// Whether the last byte fed opens a sentence or a quote (or none was fed).
+    previous_opens: bool,
     dead_at: Option<u64>,
 }
 
@@ -251,6 +253,7 @@ impl Readings {
             penalty: 0,
             previous: 0,
             previous_high: false,
+            previous_opens: last.is_none_or(opens),
             dead_at: None,
         }; SINGLE];
         for (state, candidate) in single_byte.iter_mut().zip(SINGLE_BYTE.iter()) {
@@ -601,15 +604,15 @@ fn score_single_byte(
     let classes = group.classes;
     let costs = &mut state.costs[..models.len()];
     let mut penalty = 0;
-    let mut pair = |previous: u8, current: u8| {
+    let mut pair = |previous: u8, current: u8, opens: bool| {
         let at = (previous & !UPPER) as usize * classes + (current & !UPPER) as usize;
         for (cost, model) in costs.iter_mut().zip(models) {
             *cost += model[at] as u64;
         }
-        penalty += case_penalty(previous, current) as u64;
+        penalty += case_penalty(previous, current, opens) as u64;
     };
     if state.previous_high && window[0] < 0x80 {
-        pair(state.previous, map[window[0] as usize]);
+        pair(state.previous, map[window[0] as usize], false);
     }
     for &i in highs {
         let i = i as usize;
@@ -618,17 +621,22 @@ fn score_single_byte(
             state.dead_at = Some(start + i as u64);
             return;
         }
-        let previous = if i == 0 { state.previous } else { map[window[i - 1] as usize] };
-        pair(previous, current);
+        let (previous, after_opening) = if i == 0 {
+            (state.previous, state.previous_opens)
+        } else {
+            (map[window[i - 1] as usize], opens(window[i - 1]))
+        };
+        pair(previous, current, after_opening);
         if let Some(&next) = window.get(i + 1)
             && next < 0x80
         {
-            pair(current, map[next as usize]);
+            pair(current, map[next as usize], false);
         }
     }
     state.penalty += penalty;
     state.previous = map[last as usize];
     state.previous_high = last >= 0x80;
+    state.previous_opens = opens(last);
 }
 
 /// Adds the costs of the ASCII pairs with a letter of `bytes` (and of `previous`

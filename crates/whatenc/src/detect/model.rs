@@ -40,14 +40,21 @@ pub(crate) struct SingleByteCandidate {
 /// models are case-folded, so this is the case's share of the cost).
 pub(crate) const UPPER_COST: u32 = 32;
 
-/// The case cost of the class byte `current` after `previous`.
+/// The case cost of the class byte `current` after `previous`; `opens`: the byte
+/// before is a line break, tab, quote or bracket, or there is none, where a
+/// capital is as usual as not.
 #[inline]
-pub(crate) fn case_penalty(previous: u8, current: u8) -> u32 {
-    if current & UPPER == 0 {
+pub(crate) fn case_penalty(previous: u8, current: u8, opens: bool) -> u32 {
+    if current & UPPER == 0 || opens {
         return 0;
     }
     let letters = (previous & !UPPER) >= FOREIGN;
     if letters && previous & UPPER == 0 { UPPER_COST + CASE_PENALTY } else { UPPER_COST }
+}
+
+/// Whether a capital after this byte is as usual as not (see [`case_penalty`]).
+pub(crate) fn opens(byte: u8) -> bool {
+    matches!(byte, b'\n' | b'\r' | b'\t' | b'"' | b'\'' | b'(' | b'[')
 }
 
 /// The cost of a non-ASCII character (a UTF-16 unit; surrogates are odd) for a
