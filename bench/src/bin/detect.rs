@@ -264,7 +264,11 @@ fn main() {
         for &encoding in &encodings {
             let (bytes, _) = encoding.encode(&html).unwrap();
             documents.samples += 1;
-            documents.ours += right(&bytes, encoding, ours(&bytes)) as usize;
+            let guess = ours(&bytes);
+            documents.ours += right(&bytes, encoding, guess) as usize;
+            if all && !right(&bytes, encoding, guess) {
+                println!("full page {language} {} guessed {}", encoding.name(), guess.name());
+            }
             documents.theirs += right(&bytes, encoding, theirs(&bytes)) as usize;
         }
     }

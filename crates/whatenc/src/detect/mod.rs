@@ -691,17 +691,19 @@ fn score_cjk(state: &mut CjkState, column: usize, window: &[u8], units: &mut [u1
         let progress = state.decoder.decode_to_utf16(src, units, false);
         for &unit in &units[..progress.written] {
             let letter = unit < 0x80 && (unit as u8).is_ascii_alphabetic();
+            // Ideographic punctuation and full-width forms sit next to Latin words.
+            let punctuation = matches!(unit, 0x3000..=0x303F | 0xFF01..=0xFF5E);
             if unit >= 0x80 {
                 state.cost += cjk_cost(unit, column) as u64;
                 state.characters += 1;
-                if state.previous_letter {
+                if state.previous_letter && !punctuation {
                     state.cost += LATIN_ADJACENT;
                 }
             } else if letter && state.previous_non_ascii {
                 state.cost += LATIN_ADJACENT;
             }
             state.previous_letter = letter;
-            state.previous_non_ascii = unit >= 0x80;
+            state.previous_non_ascii = unit >= 0x80 && !punctuation;
         }
         src = &src[progress.read..];
         match progress.result {
