@@ -154,7 +154,7 @@ const HELDOUT_LANGUAGES: &[&str] = &["pl", "hu", "ro", "sk", "sl", "lt", "lv", "
 
 /// The CJK columns: (name, wordfreq language).
 const CJK: [&str; 4] = ["zh-Hans", "zh-Hant", "ja", "ko"];
-const CJK_TOP: usize = 4000;
+const CJK_TOP: usize = 2500;
 
 const SPACE: usize = 0;
 const PUNCTUATION: usize = 1;
