@@ -29,6 +29,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let options = DetectOptions {
         allow_utf8: seed & 1 != 0,
         allow_iso_2022_jp: seed & 2 != 0,
+        allow_utf16: seed & 16 != 0,
         tld: (seed & 4 != 0).then_some("ru"),
         locale: (seed & 8 != 0).then_some("zh-TW"),
         default: whatenc::WINDOWS_1252,

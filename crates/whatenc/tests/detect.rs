@@ -98,6 +98,22 @@ fn iso_2022_jp_only_when_allowed() {
 }
 
 #[test]
+fn utf16_without_a_bom_only_when_allowed() {
+    let text = "Plain text, a file saved as UTF-16 without its BOM: café.";
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let options = DetectOptions { allow_utf16: true, ..DetectOptions::default() };
+    assert_eq!(guess(&le, &options).encoding, whatenc::UTF_16LE);
+    assert_eq!(guess(&be, &options).encoding, whatenc::UTF_16BE);
+    assert_eq!(guess_chunked(&le[1..], &[3, 7], &options).encoding, whatenc::UTF_16BE);
+    // Not allowed: the zero bytes are ASCII, so the default.
+    assert_eq!(guess(&le, &DetectOptions::default()).encoding, whatenc::WINDOWS_1252);
+    // Text that is not UTF-16 stays what it is.
+    let (bytes, _) = whatenc::WINDOWS_1251.encode("Съешь же ещё этих мягких булок").unwrap();
+    assert_eq!(guess(&bytes, &options).encoding, whatenc::WINDOWS_1251);
+}
+
+#[test]
 fn a_cut_character_is_no_evidence() {
     // "é" cut after its lead byte is not UTF-8 evidence; finished, it is an error.
     let mut detector = EncodingDetector::new();

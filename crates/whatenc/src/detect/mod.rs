@@ -54,7 +54,9 @@ mod tables;
 use alloc::vec::Vec;
 
 use crate::decoder::{Decoder, DecoderOptions, DecoderResult, ErrorMode};
-use crate::encoding::{BIG5, EUC_JP, EUC_KR, Encoding, GBK, ISO_2022_JP, SHIFT_JIS, UTF_8, WINDOWS_1252};
+use crate::encoding::{
+    BIG5, EUC_JP, EUC_KR, Encoding, GBK, ISO_2022_JP, SHIFT_JIS, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252,
+};
 use crate::sniff::Detector;
 use model::{COLUMN_JA, COLUMN_KO, COLUMN_ZH_HANS, COLUMN_ZH_HANT, INVALID, ODD, UPPER, case_penalty, cjk_cost, opens};
 use tables::{CJK_COLUMNS, GROUP_NAMES, GROUPS, LATIN_ASCII, LATIN_LANGUAGES, MODELS, SINGLE_BYTE};
@@ -110,6 +112,11 @@ pub struct DetectOptions<'a> {
     pub allow_utf8: bool,
     /// Whether ISO-2022-JP may be guessed (7-bit input with its escapes).
     pub allow_iso_2022_jp: bool,
+    /// Whether UTF-16 without a BOM may be guessed, for text files: when at least
+    /// half the bytes at even offsets are zero and at most an eighth of the odd
+    /// ones (UTF-16BE), or the other way round (UTF-16LE). This finds text that is
+    /// mostly below U+0100 (ASCII, Latin-1); other UTF-16 needs its BOM.
+    pub allow_utf16: bool,
     /// The top-level domain the bytes came from (`"ru"`, `"co.jp"`,
     /// `"example.com.tw"`): its languages' encodings are favoured.
     pub tld: Option<&'a str>,
@@ -121,9 +128,17 @@ pub struct DetectOptions<'a> {
 }
 
 impl Default for DetectOptions<'_> {
-    /// UTF-8 and ISO-2022-JP allowed, no hint, windows-1252 as the default.
+    /// UTF-8 and ISO-2022-JP allowed, UTF-16 without a BOM not, no hint,
+    /// windows-1252 as the default.
     fn default() -> Self {
-        DetectOptions { allow_utf8: true, allow_iso_2022_jp: true, tld: None, locale: None, default: WINDOWS_1252 }
+        DetectOptions {
+            allow_utf8: true,
+            allow_iso_2022_jp: true,
+            allow_utf16: false,
+            tld: None,
+            locale: None,
+            default: WINDOWS_1252,
+        }
     }
 }
 
@@ -214,6 +229,8 @@ pub struct EncodingDetector {
     readings: Option<Readings>,
     non_ascii: bool,
     escape: bool,
+    /// Zero bytes at even and at odd offsets (for UTF-16 without a BOM).
+    zeros: [u64; 2],
     /// ASCII letters fed (counted up to the cap's worth).
     ascii_letters: u64,
     /// Per language of a Latin group: its ASCII pairs' costs above the Latin
@@ -299,6 +316,7 @@ impl EncodingDetector {
             non_ascii: false,
             escape: false,
             ascii_letters: 0,
+            zeros: [0; 2],
             ascii_costs: [0; LATIN_LANGUAGES],
             ascii_pairs: 0,
             tail: [0; LOOKBACK + 1],
@@ -348,6 +366,12 @@ impl EncodingDetector {
     fn feed_window(&mut self, window: &[u8]) {
         if window.is_empty() {
             return;
+        }
+        if window.contains(&0) {
+            let parity = (self.fed & 1) as usize;
+            for (i, &byte) in window.iter().enumerate() {
+                self.zeros[(i + parity) & 1] += (byte == 0) as u64;
+            }
         }
         let plain = plain_ascii(window);
         let escape = !plain && window.contains(&0x1B);
@@ -472,6 +496,11 @@ impl EncodingDetector {
     /// assert!(!detector.guess(&options).guessed);
     /// ```
     pub fn guess(&self, options: &DetectOptions<'_>) -> Guess {
+        if options.allow_utf16
+            && let Some(encoding) = self.utf16()
+        {
+            return Guess { encoding, confidence: 1.0, guessed: true };
+        }
         let mut best: Option<Candidate> = None;
         let mut second: Option<u64> = None;
         self.each_candidate(options, |candidate| {
@@ -496,6 +525,21 @@ impl EncodingDetector {
                 Guess { encoding: best.encoding, confidence: margin / (margin + 64.0), guessed: true }
             }
             _ => Guess { encoding: options.default, confidence: 0.0, guessed: false },
+        }
+    }
+
+    /// UTF-16 by its zero bytes: see [`DetectOptions::allow_utf16`].
+    fn utf16(&self) -> Option<&'static Encoding> {
+        let units = self.fed / 2;
+        let [even, odd] = self.zeros;
+        if units == 0 {
+            None
+        } else if even * 2 >= units && odd * 8 <= units {
+            Some(UTF_16BE)
+        } else if odd * 2 >= units && even * 8 <= units {
+            Some(UTF_16LE)
+        } else {
+            None
         }
     }
 
