@@ -211,6 +211,22 @@ fn whole_equals_chunked_and_never_panics() {
 }
 
 #[test]
+fn shift_bytes_before_an_escape_count_whole_or_chunked() {
+    // Found by the fuzz target: SO (an ISO-2022-JP error) in an ASCII first chunk,
+    // ESC in the next. The ISO-2022-JP reading must see the SO either way.
+    let input =
+        b"\x0eGGGGGGGGGG#\x0eGGGGGGGGGGGGGGG2\x1b*\0\0GG\x0eGGGGGGG\0\0\0\0\0\0\0G\0G\x0e\0\0\0\0\0\0\0\0\0\0\0";
+    let options = DetectOptions::default();
+    let mut whole = EncodingDetector::new();
+    whole.feed(input);
+    let mut chunked = EncodingDetector::new();
+    chunked.feed(&input[..14]);
+    chunked.feed(&input[14..]);
+    assert_eq!(whole.candidates(&options), chunked.candidates(&options));
+    assert_eq!(whole.guess(&options), chunked.guess(&options));
+}
+
+#[test]
 fn plugs_into_the_determination() {
     let detector = DetectOptions { allow_utf8: false, ..DetectOptions::default() };
     let options = HtmlOptions { detector: Some(&detector), ..HtmlOptions::default() };

@@ -709,19 +709,24 @@ fn score_ascii_pairs(ascii_costs: &mut [i64; LATIN_LANGUAGES], scored: &mut u32,
     }
 }
 
-/// Whether `bytes` are ASCII without ESC, a word at a time.
+/// Whether `bytes` are ASCII without ESC, SO or SI (which ISO-2022-JP reads as
+/// escapes or errors: every other ASCII byte leaves every decoder as it was), a
+/// word at a time.
 fn plain_ascii(bytes: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // Whether any byte of `w` is zero (the classic has-zero-byte test).
+    let zero = |w: u64| w.wrapping_sub(ONES) & !w;
     let mut words = bytes.chunks_exact(8);
     let mut seen = 0;
     for word in &mut words {
         let w = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
-        // A high bit, or a zero byte of w ^ ESC (the classic has-zero-byte test).
         let escape = w ^ (0x1B * ONES);
-        seen |= w | (escape.wrapping_sub(ONES) & !escape);
+        // SO (0x0E) and SI (0x0F): equal to 0x0E once the low bit is cleared.
+        let shift = (w & (0xFE * ONES)) ^ (0x0E * ONES);
+        seen |= w | zero(escape) | zero(shift);
     }
-    seen & HIGHS == 0 && words.remainder().iter().all(|&b| b < 0x80 && b != 0x1B)
+    seen & HIGHS == 0 && words.remainder().iter().all(|&b| b < 0x80 && !matches!(b, 0x0E | 0x0F | 0x1B))
 }
 
 /// Whether a decoder holds the start of a character (the input may have been cut).
