@@ -14,23 +14,35 @@
 //! - **Single-byte encodings** (windows-1250 to -1258, ISO-8859-2, -4, -5, -6, -7,
 //!   -8, -13, -15, KOI8-U, IBM866, x-mac-cyrillic, windows-874) are grouped by the
 //!   languages they serve (Western, Central European, Baltic, Turkish, Vietnamese,
-//!   Cyrillic, Greek, Hebrew, Arabic, Thai). Each group has a trained model of
-//!   character pairs: the cost −ln P(letter | previous letter) over the group's
-//!   case-folded alphabet, with classes for space and punctuation, for non-ASCII
-//!   symbols, for letters foreign to the group and, in non-Latin groups, for Latin
-//!   letters (so Latin next to non-Latin costs what it costs in real text: much).
-//!   Each pair that has a non-ASCII byte is scored (ASCII pairs decode alike in
-//!   every candidate); an upper-case letter right after a lower-case one costs
-//!   extra ("odd case alternation").
+//!   Cyrillic, Greek, Hebrew, Arabic, Thai). Each language of a group has a trained
+//!   model of character pairs: the cost −ln P(class | previous class) over the
+//!   group's case-folded alphabet, with classes for ASCII non-letters, punctuation,
+//!   symbols, opening and closing quotes, vowel marks, letters foreign to the group
+//!   and, in non-Latin groups, Latin letters (so Latin next to non-Latin costs what
+//!   it costs in real text: much). Each pair with a non-ASCII byte is scored for
+//!   each language; the candidate's cost is its best language's (plus ln of the
+//!   number of languages it chose from).
+//! - **Case**: an upper-case letter costs a little (less after a line break, quote
+//!   or bracket), and one right after a lower-case letter much more ("odd case
+//!   alternation"): the models are case-folded.
+//! - **The language around**: ASCII decodes alike in every candidate, but tells the
+//!   Latin languages apart. Pairs with an ASCII letter, from 64 bytes before the
+//!   first non-ASCII byte on (at most 384), are scored for each Latin language
+//!   against their average; the best fit saves at most a cap. Non-Latin and CJK
+//!   readings pay a little for each ASCII letter, up to the same scale.
 //! - **CJK encodings** (Shift_JIS, EUC-JP, ISO-2022-JP, GBK, Big5, EUC-KR) are
 //!   checked by their decoders' valid-sequence structure, and each non-ASCII
 //!   character costs −ln P(character) in its language (Simplified or Traditional
-//!   Chinese, Japanese, Korean) from a table of the most frequent characters.
+//!   Chinese, Japanese, Korean) from a table of the most frequent characters, a
+//!   constant for order it cannot see, and more next to an ASCII letter.
 //! - The cheapest candidate wins; a small prior cost orders encodings that decode
 //!   most text alike (windows-1257 before ISO-8859-13), and a top-level-domain or
-//!   locale hint makes the hinted languages' encodings cheaper.
+//!   locale hint makes the hinted languages' encodings cheaper. A character cut at
+//!   the end costs what an odd character does, or is an error after
+//!   [`finish`](EncodingDetector::finish).
 //! - Pure ASCII (and empty input) gives the caller's default, not a guess; so does
-//!   ISO-2022-JP unless allowed. x-user-defined and replacement are never guessed.
+//!   ISO-2022-JP unless allowed, and UTF-16 without a BOM unless allowed.
+//!   x-user-defined and replacement are never guessed.
 //!
 //! The tables (`src/tables/detect.rs`) are trained by `cargo xtask train-detector`
 //! from word-frequency lists fetched from PyPI (wordfreq, pythainlp), named with
@@ -77,6 +89,12 @@ const ISO_2022_JP_INDEX: usize = 4;
 const WINDOW: usize = 1024;
 /// What a hinted language's candidates are spared (about e^-4).
 const HINT_BONUS: u64 = 64;
+/// A candidate this far behind the best (about 200 nats) at a 1 KB boundary is
+/// out: no hint or prior comes near, and it would take kilobytes to come back.
+const PRUNE: u64 = 3200;
+/// Pruning starts once this much was fed: before, the evidence is too thin to
+/// give up on anything (an HTML head's markup, a title).
+const PRUNE_FROM: u64 = 4096;
 /// The most languages a group has.
 const MAX_LANGUAGES: usize = 16;
 /// ASCII pairs are scored from this many bytes before the first non-ASCII byte
@@ -177,7 +195,9 @@ pub struct Guess {
 pub struct Candidate {
     /// The encoding.
     pub encoding: &'static Encoding,
-    /// Whether the input is free of errors (and C1 controls) in it.
+    /// Whether the input is free of errors (and C1 controls) in it, and the
+    /// candidate has not fallen hopelessly behind (by about 200 nats, checked at
+    /// each kilobyte from the fourth on: such a candidate is out too).
     pub valid: bool,
     /// For a valid candidate, its cost (about 16 per nat of surprise), with its
     /// prior and any hint; for an invalid one, the offset of its first error.
@@ -353,8 +373,17 @@ impl EncodingDetector {
         if self.finished {
             return false;
         }
-        for window in chunk.chunks(WINDOW) {
+        // Windows end at absolute multiples of WINDOW, so that the state there (and
+        // what pruning does with it) is the same however the input is cut.
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let room = WINDOW - (self.fed % WINDOW as u64) as usize;
+            let (window, after) = rest.split_at(room.min(rest.len()));
             self.feed_window(window);
+            rest = after;
+            if self.fed.is_multiple_of(WINDOW as u64) && self.fed >= PRUNE_FROM {
+                self.prune();
+            }
         }
         self.readings.as_ref().is_none_or(|r| {
             r.single_byte.iter().any(|s| s.dead_at.is_none())
@@ -562,6 +591,74 @@ impl EncodingDetector {
         out
     }
 
+    /// A single-byte candidate's cost, with its prior, without hints.
+    fn single_byte_cost(&self, state: &SingleByteState, candidate: &model::SingleByteCandidate) -> u64 {
+        let group = &GROUPS[candidate.group];
+        let languages = group.models.end - group.models.start;
+        let latin_letters = if group.latin {
+            0
+        } else {
+            (self.ascii_letters * NON_LATIN_ASCII_LETTER).min(NON_LATIN_ASCII_CAP) + ASCII_GAIN_CAP as u64
+        };
+        // Latin languages: their ASCII fit (non-Latin groups: zeros, unused).
+        let ascii_term = |l: usize| {
+            if group.latin {
+                let fit = self.ascii_costs[group.models.start + l] / LATIN_LANGUAGES as i64;
+                (fit.max(-ASCII_GAIN_CAP) + ASCII_GAIN_CAP) as u64
+            } else {
+                0
+            }
+        };
+        // Choosing the best of L languages is worth ln L nats of luck.
+        let choice = [0, 0, 11, 18, 22, 26, 29, 31, 35, 37, 38, 40, 41, 42, 43, 44, 45][languages.min(16)];
+        (0..languages).map(|l| state.costs[l] + ascii_term(l)).min().unwrap_or(0)
+            + choice
+            + state.penalty
+            + latin_letters
+            + candidate.prior as u64
+    }
+
+    /// A CJK candidate's cost, with its prior, without hints or a cut character.
+    fn cjk_cost(&self, state: &CjkState, prior: u32) -> u64 {
+        // Charged like the non-Latin groups for ASCII letters, and for the Latin
+        // languages' best possible ASCII fit.
+        state.cost
+            + (self.ascii_letters * NON_LATIN_ASCII_LETTER).min(NON_LATIN_ASCII_CAP)
+            + ASCII_GAIN_CAP as u64
+            + prior as u64
+    }
+
+    /// Puts out the candidates that have fallen hopelessly behind the best (by
+    /// [`PRUNE`]): they cannot come back, and they cost time. Called at absolute
+    /// multiples of [`WINDOW`] only, so that it does not depend on the chunking.
+    fn prune(&mut self) {
+        let Some(readings) = &self.readings else { return };
+        if !self.non_ascii {
+            return;
+        }
+        let single: [Option<u64>; SINGLE] = core::array::from_fn(|i| {
+            let state = &readings.single_byte[i];
+            state.dead_at.is_none().then(|| self.single_byte_cost(state, &SINGLE_BYTE[i]))
+        });
+        let cjk: [Option<u64>; 6] = core::array::from_fn(|i| {
+            let state = &readings.cjk[i];
+            (state.dead_at.is_none() && i != ISO_2022_JP_INDEX).then(|| self.cjk_cost(state, CJK[i].2))
+        });
+        let Some(best) = single.iter().chain(cjk.iter()).flatten().min().copied() else { return };
+        let fed = self.fed;
+        let Some(readings) = &mut self.readings else { return };
+        for (state, cost) in readings.single_byte.iter_mut().zip(single) {
+            if cost.is_some_and(|c| c > best + PRUNE) {
+                state.dead_at = Some(fed);
+            }
+        }
+        for (state, cost) in readings.cjk.iter_mut().zip(cjk) {
+            if cost.is_some_and(|c| c > best + PRUNE) {
+                state.dead_at = Some(fed);
+            }
+        }
+    }
+
     fn each_candidate(&self, options: &DetectOptions<'_>, mut f: impl FnMut(Candidate)) {
         let Some(readings) = &self.readings else { return };
         let hints = hinted(options);
@@ -578,33 +675,12 @@ impl EncodingDetector {
                 break;
             }
             let bonus = if hints & (1 << candidate.group) != 0 { HINT_BONUS } else { 0 };
-            let group = &GROUPS[candidate.group];
-            let languages = group.models.end - group.models.start;
-            let latin_letters = if group.latin {
-                0
-            } else {
-                (self.ascii_letters * NON_LATIN_ASCII_LETTER).min(NON_LATIN_ASCII_CAP) + ASCII_GAIN_CAP as u64
-            };
-            // Latin languages: their ASCII fit (non-Latin groups: zeros, unused).
-            let ascii_term = |l: usize| {
-                if group.latin {
-                    let fit = self.ascii_costs[group.models.start + l] / LATIN_LANGUAGES as i64;
-                    (fit.max(-ASCII_GAIN_CAP) + ASCII_GAIN_CAP) as u64
-                } else {
-                    0
-                }
-            };
-            // Choosing the best of L languages is worth ln L nats of luck.
-            let choice = [0, 0, 11, 18, 22, 26, 29, 31, 35, 37, 38, 40, 41, 42, 43, 44, 45][languages.min(16)];
-            let cost = (0..languages).map(|l| state.costs[l] + ascii_term(l)).min().unwrap_or(0)
-                + choice
-                + state.penalty
-                + latin_letters;
+            let cost = self.single_byte_cost(state, candidate);
             f(match state.dead_at {
                 None => Candidate {
                     encoding: candidate.encoding,
                     valid: true,
-                    cost: (cost + candidate.prior as u64 + HINT_BONUS).saturating_sub(bonus),
+                    cost: (cost + HINT_BONUS).saturating_sub(bonus),
                 },
                 Some(at) => Candidate { encoding: candidate.encoding, valid: false, cost: at },
             });
@@ -618,15 +694,11 @@ impl EncodingDetector {
             }
             let bonus = if hints & (1 << (GROUP_NAMES.len() + column)) != 0 { HINT_BONUS } else { 0 };
             let cut = if pending(&state.decoder) { ODD as u64 } else { 0 };
-            // Charged like the non-Latin groups for ASCII letters, and for the Latin
-            // languages' best possible ASCII fit.
-            let cut =
-                cut + (self.ascii_letters * NON_LATIN_ASCII_LETTER).min(NON_LATIN_ASCII_CAP) + ASCII_GAIN_CAP as u64;
             f(match state.dead_at {
                 None => Candidate {
                     encoding,
                     valid: state.characters > 0 || i != ISO_2022_JP_INDEX,
-                    cost: (state.cost + cut + prior as u64 + HINT_BONUS).saturating_sub(bonus),
+                    cost: (self.cjk_cost(state, prior) + cut + HINT_BONUS).saturating_sub(bonus),
                 },
                 Some(at) => Candidate { encoding, valid: false, cost: at },
             });
