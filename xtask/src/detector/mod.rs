@@ -454,6 +454,15 @@ fn pair_costs(words: &[(String, f64)], alphabet: &Alphabet, group: &Group) -> Ve
     costs
 }
 
+/// The costs that a model's four-bit codes stand for: finer where pair costs are
+/// common (1 to 5 nats), coarser for the rare pairs.
+const LEVELS: [u8; 16] = [8, 20, 28, 36, 44, 52, 60, 68, 78, 90, 104, 120, 140, 165, 200, 250];
+
+/// The four-bit code whose level is nearest `cost`.
+fn level_code(cost: u8) -> u8 {
+    (0..16u8).min_by_key(|&c| (LEVELS[c as usize] as i32 - cost as i32).abs()).unwrap_or(15)
+}
+
 fn quantize(p: f64) -> u8 {
     (-p.max(1e-30).ln() * SCALE).round().clamp(0.0, 255.0) as u8
 }
@@ -542,8 +551,11 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
         let n = alphabet.len;
         let first_model = model_texts.len();
         for (words, language) in languages.iter().zip(group.languages) {
-            let costs = pair_costs(words, &alphabet, group);
-            data_bytes += costs.len();
+            // Four bits a pair: the level nearest each cost (see LEVELS).
+            let codes: Vec<u8> = pair_costs(words, &alphabet, group).into_iter().map(level_code).collect();
+            let costs: Vec<u8> = codes.iter().map(|&c| LEVELS[c as usize]).collect();
+            let packed: Vec<u8> = codes.chunks(2).map(|p| p[0] | p.get(1).map_or(0, |&hi| hi << 4)).collect();
+            data_bytes += packed.len();
             if group.latin {
                 if latin_done {
                     return Err("the Latin groups must come first".into());
@@ -556,7 +568,7 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
                     }
                 }
             }
-            model_texts.push(format!("    // {language}\n    &[\n{}    ],\n", array_body(&costs)));
+            model_texts.push(format!("    // {language}\n    &[\n{}    ],\n", array_body(&packed)));
         }
         latin_done |= !group.latin;
         group_texts.push(format!(
@@ -644,7 +656,14 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
     writeln!(out, "pub(crate) static GROUP_NAMES: [&str; {}] = [{}];\n", GROUPS.len(), names.join(", ")).unwrap();
     writeln!(out, "/// Per group: its classes and its languages' models in [`MODELS`].").unwrap();
     writeln!(out, "pub(crate) static GROUPS: [Group; {}] = [\n{}];\n", GROUPS.len(), group_texts.concat()).unwrap();
-    writeln!(out, "/// Per language: pair costs, −16·ln P(class | previous class), row = previous.").unwrap();
+    writeln!(out, "/// What each four-bit code of [`MODELS`] costs.").unwrap();
+    writeln!(out, "pub(crate) static LEVELS: [u8; 16] = {LEVELS:?};\n").unwrap();
+    writeln!(
+        out,
+        "/// Per language: pair costs, −16·ln P(class | previous class), row = previous, as\n\
+         /// four-bit codes of [`LEVELS`], two a byte (the even index in the low half)."
+    )
+    .unwrap();
     writeln!(out, "pub(crate) static MODELS: [&[u8]; {}] = [\n{}];\n", model_texts.len(), model_texts.concat())
         .unwrap();
     let latin_languages = latin_ascii[0].len();

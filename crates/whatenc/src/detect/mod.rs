@@ -71,7 +71,7 @@ use crate::encoding::{
 };
 use crate::sniff::Detector;
 use model::{COLUMN_JA, COLUMN_KO, COLUMN_ZH_HANS, COLUMN_ZH_HANT, INVALID, ODD, UPPER, case_penalty, cjk_cost, opens};
-use tables::{CJK_COLUMNS, GROUP_NAMES, GROUPS, LATIN_ASCII, LATIN_LANGUAGES, MODELS, SINGLE_BYTE};
+use tables::{CJK_COLUMNS, GROUP_NAMES, GROUPS, LATIN_ASCII, LATIN_LANGUAGES, LEVELS, MODELS, SINGLE_BYTE};
 
 /// The single-byte candidates' count.
 const SINGLE: usize = SINGLE_BYTE.len();
@@ -726,7 +726,7 @@ fn score_single_byte(
     let mut pair = |previous: u8, current: u8, opens: bool| {
         let at = (previous & !UPPER) as usize * classes + (current & !UPPER) as usize;
         for (cost, model) in costs.iter_mut().zip(models) {
-            *cost += model[at] as u64;
+            *cost += LEVELS[((model[at >> 1] >> ((at & 1) * 4)) & 15) as usize] as u64;
         }
         penalty += case_penalty(previous, current, opens) as u64;
     };
