@@ -458,6 +458,9 @@ fn pair_costs(words: &[(String, f64)], alphabet: &Alphabet, group: &Group) -> Ve
 /// common (1 to 5 nats), coarser for the rare pairs.
 const LEVELS: [u8; 16] = [8, 20, 28, 36, 44, 52, 60, 68, 78, 90, 104, 120, 140, 165, 200, 250];
 
+/// The costs that the CJK characters' four-bit codes stand for (15: none).
+const CJK_LEVELS: [u8; 15] = [40, 56, 72, 88, 100, 112, 124, 136, 148, 160, 172, 186, 202, 220, 240];
+
 /// The four-bit code whose level is nearest `cost`.
 fn level_code(cost: u8) -> u8 {
     (0..16u8).min_by_key(|&c| (LEVELS[c as usize] as i32 - cost as i32).abs()).unwrap_or(15)
@@ -553,7 +556,6 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
         for (words, language) in languages.iter().zip(group.languages) {
             // Four bits a pair: the level nearest each cost (see LEVELS).
             let codes: Vec<u8> = pair_costs(words, &alphabet, group).into_iter().map(level_code).collect();
-            let costs: Vec<u8> = codes.iter().map(|&c| LEVELS[c as usize]).collect();
             let packed: Vec<u8> = codes.chunks(2).map(|p| p[0] | p.get(1).map_or(0, |&hi| hi << 4)).collect();
             data_bytes += packed.len();
             if group.latin {
@@ -564,7 +566,7 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
                 let ascii_class = |i: usize| if i == 0 { SPACE } else { alphabet.class((b'a' + i as u8 - 1) as char) };
                 for x in 0..27 {
                     for y in 0..27 {
-                        latin_ascii[x * 27 + y].push(costs[ascii_class(x) * n + ascii_class(y)]);
+                        latin_ascii[x * 27 + y].push(codes[ascii_class(x) * n + ascii_class(y)]);
                     }
                 }
             }
@@ -647,8 +649,17 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
         rare[column] = quantize(ranked.last().map_or(1e-6, |r| r.1 / total) / 4.0).min(254);
     }
     let code_points: Vec<u32> = cjk_costs.keys().map(|&c| c as u32).collect();
-    let costs: Vec<String> = cjk_costs.values().map(|c| format!("[{}, {}, {}, {}]", c[0], c[1], c[2], c[3])).collect();
-    data_bytes += code_points.len() * 2 + costs.len() * 4;
+    // Four bits a column: the nearest of CJK_LEVELS, 15 for none.
+    let cjk_code = |cost: u8| {
+        if cost == 255 {
+            15
+        } else {
+            (0..15u16).min_by_key(|&c| (CJK_LEVELS[c as usize] as i32 - cost as i32).abs()).unwrap_or(14)
+        }
+    };
+    let costs: Vec<u16> =
+        cjk_costs.values().map(|c| (0..4).fold(0u16, |packed, col| packed | cjk_code(c[col]) << (4 * col))).collect();
+    data_bytes += code_points.len() * 2 + costs.len() * 2;
 
     writeln!(out, "use crate::detect::model::{{Group, SingleByteCandidate}};\n").unwrap();
     writeln!(out, "/// The language groups' names, in the order of [`MODELS`].").unwrap();
@@ -672,13 +683,19 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
     writeln!(
         out,
         "/// For each ASCII pair (27 × previous + current; 0: a non-letter, 1–26: a–z), each\n\
-         /// Latin language's cost, side by side (a copy of their models' ASCII corner)."
+         /// Latin language's cost code, side by side (a copy of their models' ASCII corner)."
     )
     .unwrap();
-    let rows: Vec<String> = latin_ascii.iter().map(|row| format!("{row:?}")).collect();
-    writeln!(out, "pub(crate) static LATIN_ASCII: [[u8; {latin_languages}]; 729] = [\n{}];\n", array_body(&rows))
-        .unwrap();
-    data_bytes += 729 * latin_languages;
+    // Four-bit codes of LEVELS, two a byte.
+    let packed_len = latin_languages.div_ceil(2);
+    let rows: Vec<String> = latin_ascii
+        .iter()
+        .map(|row| {
+            format!("{:?}", row.chunks(2).map(|p| p[0] | p.get(1).map_or(0, |&hi| hi << 4)).collect::<Vec<u8>>())
+        })
+        .collect();
+    writeln!(out, "pub(crate) static LATIN_ASCII: [[u8; {packed_len}]; 729] = [\n{}];\n", array_body(&rows)).unwrap();
+    data_bytes += 729 * packed_len;
     writeln!(out, "/// The single-byte candidates: encoding, group, prior cost, byte → class.").unwrap();
     writeln!(
         out,
@@ -699,8 +716,14 @@ fn train(root: &Path, data: &Data) -> Result<Trained, String> {
         array_body(&code_points)
     )
     .unwrap();
-    writeln!(out, "/// Their costs −16·ln P per column (255: not among the column's top {CJK_TOP}).").unwrap();
-    writeln!(out, "pub(crate) static CJK_COSTS: [[u8; 4]; {}] = [\n{}];", costs.len(), array_body(&costs)).unwrap();
+    writeln!(out, "/// What each four-bit code of [`CJK_COSTS`] costs (15: not among the top {CJK_TOP}).").unwrap();
+    writeln!(out, "pub(crate) static CJK_LEVELS: [u8; 15] = {CJK_LEVELS:?};\n").unwrap();
+    writeln!(
+        out,
+        "/// Their costs −16·ln P, a four-bit code of [`CJK_LEVELS`] per column (column c in bits 4c..4c+4)."
+    )
+    .unwrap();
+    writeln!(out, "pub(crate) static CJK_COSTS: [u16; {}] = [\n{}];", costs.len(), array_body(&costs)).unwrap();
 
     // Held-out text: held-out words drawn by frequency into sentences.
     let mut heldout = Vec::new();

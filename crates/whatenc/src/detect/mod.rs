@@ -774,9 +774,11 @@ fn score_ascii_pairs(ascii_costs: &mut [i64; LATIN_LANGUAGES], scored: &mut u32,
         }
         *scored += 1;
         let row = &LATIN_ASCII[class(p) * 27 + class(byte)];
-        let sum: i64 = row.iter().map(|&c| c as i64).sum();
-        for (total, &cost) in ascii_costs.iter_mut().zip(row) {
-            *total += cost as i64 * LATIN_LANGUAGES as i64 - sum;
+        let costs: [i64; LATIN_LANGUAGES] =
+            core::array::from_fn(|l| LEVELS[((row[l >> 1] >> ((l & 1) * 4)) & 15) as usize] as i64);
+        let sum: i64 = costs.iter().sum();
+        for (total, &cost) in ascii_costs.iter_mut().zip(&costs) {
+            *total += cost * LATIN_LANGUAGES as i64 - sum;
         }
     }
 }

@@ -70,11 +70,11 @@ pub(crate) fn cjk_cost(unit: u16, column: usize) -> u32 {
 pub(crate) const CJK_CHARACTER: u32 = 24;
 
 fn cjk_character_cost(unit: u16, column: usize) -> u32 {
-    use super::tables::{CJK_CODE_POINTS, CJK_COSTS, CJK_RARE};
+    use super::tables::{CJK_CODE_POINTS, CJK_COSTS, CJK_LEVELS, CJK_RARE};
     if let Ok(at) = CJK_CODE_POINTS.binary_search(&unit) {
-        let cost = CJK_COSTS[at][column];
-        if cost != 255 {
-            return cost as u32;
+        let code = (CJK_COSTS[at] >> (4 * column)) & 15;
+        if code != 15 {
+            return CJK_LEVELS[code as usize] as u32;
         }
     }
     let rare = CJK_RARE[column] as u32;
