@@ -3,6 +3,7 @@
 
 mod chinese;
 mod data;
+mod detector;
 mod encodings;
 mod japanese_korean;
 mod single_byte;
@@ -21,15 +22,17 @@ pub struct Generated {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let check = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-        ["gen"] => false,
-        ["gen", "--check"] => true,
+    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["gen"] => run(false),
+        ["gen", "--check"] => run(true).and_then(|ok| Ok(detector::check_fingerprint(&root())? && ok)),
+        ["train-detector"] => detector::run(&root(), false),
+        ["train-detector", "--check"] => detector::run(&root(), true),
         _ => {
-            eprintln!("usage: cargo xtask gen [--check]");
+            eprintln!("usage: cargo xtask gen [--check] | cargo xtask train-detector [--check]");
             return ExitCode::from(2);
         }
     };
-    match run(check) {
+    match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(error) => {

@@ -30,6 +30,7 @@ extern crate std;
 
 mod codec;
 mod decoder;
+pub mod detect;
 mod encoder;
 mod encoding;
 pub mod hooks;
