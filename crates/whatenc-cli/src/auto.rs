@@ -14,7 +14,8 @@
 use std::path::Path;
 
 use whatenc::Encoding;
-use whatenc::sniff::{Confidence, Context, Detector, Determination, HtmlOptions, Sniffer, Step, Utf8Detector};
+use whatenc::detect::DetectOptions;
+use whatenc::sniff::{Confidence, Context, Detector, Determination, HtmlOptions, Sniffer, Step};
 
 use crate::Failure;
 use crate::cli::{DetermineArgs, ResourceKind};
@@ -25,9 +26,14 @@ use crate::files::{Input, InputSpec, read_some};
 /// that the detector sees all of it.
 pub const SNIFF_READ_SIZE: usize = 64 * 1024;
 
-/// The detector of HTML's step 8 until a statistical one is plugged in: valid UTF-8
-/// that is not ASCII is UTF-8, when it sees the whole input.
-static UTF8_DETECTOR: Utf8Detector = Utf8Detector;
+/// The detector of HTML's step 8 for files: whatenc's statistical detector, with
+/// UTF-8 allowed (valid non-ASCII UTF-8 wins) and ISO-2022-JP allowed; the user's
+/// `--locale`, when given, favours its encodings.
+fn file_detector(locale: Option<&str>) -> &'static (dyn Detector + Sync) {
+    let locale: Option<&'static str> = locale.map(|l| &*Box::leak(l.trim().to_string().into_boxed_str()));
+    // One per run of the command, for the whole run.
+    Box::leak(Box::new(DetectOptions { locale, ..DetectOptions::default() }))
+}
 
 /// Whether a `-f` value asks for the determination rather than naming a label.
 pub fn is_auto(from: &str) -> bool {
@@ -91,7 +97,7 @@ impl Determiner {
     /// MIME type or `--locale` is empty. A `charset` that names no encoding is
     /// ignored, as a browser does, with a warning unless `quiet`.
     pub fn new(args: &DetermineArgs, quiet: bool) -> Result<Determiner, Failure> {
-        Determiner::with_detector(args, quiet, &UTF8_DETECTOR)
+        Determiner::with_detector(args, quiet, file_detector(args.locale.as_deref()))
     }
 
     /// [`Determiner::new`] with `detector` as HTML's step 8 for html and text (any

@@ -143,7 +143,10 @@ fn sniff_reports_each_bom() {
     assert_eq!(lines[0], format!("{utf8}: UTF-8 (certain, BOM EF BB BF)"));
     assert_eq!(lines[1], format!("{be}: UTF-16BE (certain, BOM FE FF)"));
     assert_eq!(lines[2], format!("{le}: UTF-16LE (certain, BOM FF FE)"));
-    assert_eq!(lines[3], format!("{none}: UTF-8 (tentative, default)"));
+    // Half a BOM is no BOM: the rest of the determination decides (here the
+    // statistical detector, on two bytes), tentatively.
+    assert!(lines[3].starts_with(&format!("{none}: ")), "{}", lines[3]);
+    assert!(lines[3].contains("(tentative, ") && !lines[3].contains("BOM"), "{}", lines[3]);
     assert_eq!(lines[4], format!("{empty}: UTF-8 (tentative, default)"));
     // Standard input, with no FILE or with `-`.
     assert_eq!(stdout(&run(&["sniff"], b"\xFF\xFEx\x00")), "<stdin>: UTF-16LE (certain, BOM FF FE)\n");

@@ -189,8 +189,9 @@ fn sniff_reads_standard_input() {
         stdout(&run(&["sniff", "--as", "html", "-"], &page)),
         "<stdin>: Shift_JIS (tentative, <meta> at byte 15)\n"
     );
-    // Standard input is text unless told otherwise.
-    assert_eq!(stdout(&run(&["sniff"], &page)), "<stdin>: UTF-8 (tentative, default)\n");
+    // Standard input is text unless told otherwise: no <meta> prescan, and the
+    // statistical detector reads the bytes.
+    assert_eq!(stdout(&run(&["sniff"], &page)), "<stdin>: Shift_JIS (tentative, detector)\n");
     assert_eq!(
         stdout(&run(&["sniff", "--as", "xml"], b"\0<\0?\0x")),
         "<stdin>: UTF-16BE (certain, UTF-16 XML declaration)\n"
@@ -425,4 +426,26 @@ fn large_pipe_through_auto_in_bounded_memory() {
     // Each windows-1251 letter is two bytes of UTF-8.
     assert!(total > TOTAL, "{total}");
     assert!(peak < 16 * 1024, "peak RSS {peak} kB");
+}
+
+/// Unlabeled legacy text: the statistical detector (`whatenc::detect`) is the
+/// determination's detector step, so `-f auto` decodes the samples that carry no
+/// declaration at all.
+#[test]
+fn convert_auto_detects_unlabeled_legacy_text() {
+    let dir = TempDir::new();
+    for (name, encoding, text) in [
+        ("ru.txt", whatenc::WINDOWS_1251, "Привет, мир! Это простой тест для определения кодировки."),
+        ("ru-koi8.txt", whatenc::KOI8_R, "Привет, мир! Это простой тест для определения кодировки."),
+        ("ja.txt", whatenc::SHIFT_JIS, "日本語の文章です。文字コードを当ててください。"),
+        ("el.txt", whatenc::WINDOWS_1253, "Καλημέρα κόσμε, αυτό είναι ένα δοκιμαστικό κείμενο."),
+    ] {
+        let path = dir.file(name, &encoded(encoding, text));
+        let output = run(&["convert", "-f", "auto", &path], b"");
+        assert_eq!(code(&output), 0, "{name}: {}", stderr(&output));
+        assert_eq!(stdout(&output), text, "{name}");
+        // Right when it decodes to the same text: KOI8-R text without Ukrainian
+        // letters is KOI8-U text too.
+        assert!(stderr(&output).contains("(tentative, detector)"), "{name}: {}", stderr(&output));
+    }
 }
