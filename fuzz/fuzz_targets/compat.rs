@@ -74,7 +74,9 @@ fn compare(compat: &Transcript, full: &Transcript, min_room: usize, room: Room) 
     }
     assert_eq!(compat.text(), full.text());
     assert_eq!(compat.had_errors(), full.had_errors());
-    let kinds = |t: &Transcript| -> Vec<String> { t.errors().into_iter().map(|(r, _)| r.split(',').next().unwrap().to_string()).collect() };
+    let kinds = |t: &Transcript| -> Vec<String> {
+        t.errors().into_iter().map(|(r, _)| r.split(',').next().unwrap().to_string()).collect()
+    };
     assert_eq!(kinds(compat), kinds(full));
     assert_eq!(compat.encoding, full.encoding);
 }

@@ -9,21 +9,6 @@
 
 use whatenc::detect::{DetectOptions, EncodingDetector};
 
-/// Chunk ends from a seed (xorshift), ending at `len`; a step of 0 is an empty chunk.
-fn splits(seed: u8, len: usize) -> Vec<usize> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ seed as u64;
-    let mut points = Vec::new();
-    let mut position = 0;
-    while position < len {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        position = (position + (state % 1500) as usize).min(len);
-        points.push(position);
-    }
-    points
-}
-
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let [seed, input @ ..] = data else { return };
     let options = DetectOptions {
@@ -38,7 +23,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     whole.feed(input);
     let mut chunked = EncodingDetector::new();
     let mut start = 0;
-    for point in splits(*seed, input.len()) {
+    for point in whatenc_fuzz::split_points(*seed, input.len(), 1500) {
         chunked.feed(&input[start..point]);
         start = point;
     }

@@ -8,25 +8,10 @@
 
 use whatenc::sniff::{Context, EndCondition, HtmlOptions, PrescanStatus, Sniffer, prescan, prescan_available};
 
-/// Chunk ends from a seed (xorshift), ending at `len`; a step of 0 is an empty chunk.
-fn splits(seed: u8, len: usize) -> Vec<usize> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ seed as u64;
-    let mut points = Vec::new();
-    let mut position = 0;
-    while position < len {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        position = (position + (state % 67) as usize).min(len);
-        points.push(position);
-    }
-    points
-}
-
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let [n, seed, input @ ..] = data else { return };
     let n = *n as usize * 8;
-    let points = splits(*seed, input.len());
+    let points = whatenc_fuzz::split_points(*seed, input.len(), 67);
     let strict = EndCondition::Strict(n);
     // Strict mode sees exactly the first N bytes.
     assert_eq!(prescan(input, strict), prescan(&input[..n.min(input.len())], strict));

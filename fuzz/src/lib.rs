@@ -244,3 +244,19 @@ pub fn peer(encoding: &'static Encoding) -> &'static encoding_rs::Encoding {
 pub fn peer_agrees(_encoding: &'static Encoding) -> bool {
     true
 }
+
+/// Chunk ends from a seed (xorshift), ending at `len`, each step below `max_step`; a
+/// step of 0 is an empty chunk.
+pub fn split_points(seed: u8, len: usize, max_step: u64) -> Vec<usize> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ seed as u64;
+    let mut points = Vec::new();
+    let mut position = 0;
+    while position < len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        position = (position + (state % max_step) as usize).min(len);
+        points.push(position);
+    }
+    points
+}

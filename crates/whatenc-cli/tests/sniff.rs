@@ -8,7 +8,7 @@ mod common;
 use std::io::{Read, Write};
 use std::process::Stdio;
 
-use common::{TempDir, code, run, stderr, stdout};
+use common::{TempDir, code, peak_rss_kb, run, stderr, stdout};
 
 /// `text` encoded in `encoding`, exactly (no character may be unmappable).
 fn encoded(encoding: &'static whatenc::Encoding, text: &str) -> Vec<u8> {
@@ -350,13 +350,6 @@ fn convert_auto_in_place() {
     for (path, text, _) in &samples {
         assert_eq!(&std::fs::read_to_string(path).unwrap(), text, "{path}");
     }
-}
-
-/// The peak resident set size of process `pid`, in kB, if it is still running.
-fn peak_rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{TempDir, code, repo_root, run, stderr, stdout};
+use common::{TempDir, code, peak_rss_kb, repo_root, run, stderr, stdout};
 use whatenc::{EncoderErrorMode, EncoderResult, Encoding};
 
 #[path = "../examples/make_samples.rs"]
@@ -120,13 +120,6 @@ fn closed_output_pipe_exits_quietly() {
         assert_eq!(code(&output), 0, "{args:?}");
         assert_eq!(stderr(&output), "", "{args:?}");
     }
-}
-
-/// The peak resident set size of process `pid`, in kB, if it is still running.
-fn peak_rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[test]
