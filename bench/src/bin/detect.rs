@@ -64,6 +64,7 @@ fn sources() -> Vec<(&'static str, PathBuf, Vec<&'static Encoding>)> {
     out.push(("bg", heldout.join("bg.txt"), vec![WINDOWS_1251, ISO_8859_5]));
     out.push(("mk", heldout.join("mk.txt"), vec![WINDOWS_1251, ISO_8859_5]));
     out.push(("uk", heldout.join("uk.txt"), vec![WINDOWS_1251, KOI8_U]));
+    out.push(("sr", heldout.join("sr.txt"), vec![WINDOWS_1251, ISO_8859_5]));
     out.push(("fa", heldout.join("fa.txt"), vec![WINDOWS_1256]));
     out.push(("tr-heldout", heldout.join("tr.txt"), vec![WINDOWS_1254]));
     out

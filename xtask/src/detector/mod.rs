@@ -107,7 +107,7 @@ const GROUPS: &[Group] = &[
     },
     Group {
         name: "cyrillic",
-        languages: &["ru", "uk", "bg", "mk"],
+        languages: &["ru", "uk", "bg", "mk", "sr"],
         encodings: &[
             ("windows-1251", "WINDOWS_1251", 0),
             ("koi8-u", "KOI8_U", 2),
@@ -150,7 +150,7 @@ const GROUPS: &[Group] = &[
 
 /// Languages whose held-out words become evaluation text in `bench/heldout/`: those
 /// that the corpus in `bench/corpus` lacks.
-const HELDOUT_LANGUAGES: &[&str] = &["pl", "hu", "ro", "sk", "sl", "lt", "lv", "bg", "uk", "mk", "fa", "tr"];
+const HELDOUT_LANGUAGES: &[&str] = &["pl", "hu", "ro", "sk", "sl", "lt", "lv", "bg", "uk", "mk", "sr", "fa", "tr"];
 
 /// The CJK columns: (name, wordfreq language).
 const CJK: [&str; 4] = ["zh-Hans", "zh-Hant", "ja", "ko"];
@@ -229,6 +229,12 @@ impl Corpus {
             words.iter_mut().for_each(|w| w.1 /= total);
             return Ok(words);
         }
+        if language == "sr" {
+            // wordfreq has Serbian only within Serbo-Croatian (`sh`), in Latin script;
+            // Serbian's legacy encodings (windows-1251, ISO-8859-5) write it in
+            // Cyrillic, to which Gaj's Latin alphabet transliterates letter for letter.
+            return Ok(self.words("sh")?.into_iter().filter_map(|(w, f)| Some((serbian_cyrillic(&w)?, f))).collect());
+        }
         let large = format!("wordfreq/data/large_{language}.msgpack.gz");
         let small = format!("wordfreq/data/small_{language}.msgpack.gz");
         let packed =
@@ -263,6 +269,60 @@ impl Corpus {
             })
             .collect())
     }
+}
+
+/// A Serbian word in Gaj's Latin alphabet written in Vuk's Cyrillic one (the digraphs
+/// lj, nj and dž are one letter each); `None` for a word with a letter that neither
+/// alphabet has (q, w, x, y: foreign words).
+fn serbian_cyrillic(latin: &str) -> Option<String> {
+    let mut out = String::with_capacity(latin.len() * 2);
+    let mut chars = latin.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next_is = |chars: &mut core::iter::Peekable<core::str::Chars<'_>>, want: char| {
+            chars.next_if(|&n| n.to_lowercase().eq(want.to_lowercase())).is_some()
+        };
+        let lower = c.to_lowercase().next().unwrap_or(c);
+        let cyrillic = match lower {
+            'l' if next_is(&mut chars, 'j') => 'љ',
+            'n' if next_is(&mut chars, 'j') => 'њ',
+            'd' if next_is(&mut chars, 'ž') => 'џ',
+            'a' => 'а',
+            'b' => 'б',
+            'c' => 'ц',
+            'č' => 'ч',
+            'ć' => 'ћ',
+            'd' => 'д',
+            'đ' => 'ђ',
+            'e' => 'е',
+            'f' => 'ф',
+            'g' => 'г',
+            'h' => 'х',
+            'i' => 'и',
+            'j' => 'ј',
+            'k' => 'к',
+            'l' => 'л',
+            'm' => 'м',
+            'n' => 'н',
+            'o' => 'о',
+            'p' => 'п',
+            'r' => 'р',
+            's' => 'с',
+            'š' => 'ш',
+            't' => 'т',
+            'u' => 'у',
+            'v' => 'в',
+            'z' => 'з',
+            'ž' => 'ж',
+            c if c.is_alphabetic() => return None,
+            c => c,
+        };
+        if c.is_uppercase() {
+            out.extend(cyrillic.to_uppercase());
+        } else {
+            out.push(cyrillic);
+        }
+    }
+    Some(out)
 }
 
 /// Whether `c` counts as a letter: alphabetic, or a combining mark of the scripts
@@ -799,7 +859,10 @@ fn header() -> String {
     }
     out.push_str(
         "// One word in eight (FNV-1a 64 of the word, mod 8 = 0) is held out of training; the\n\
-         // held-out words of some languages make `bench/heldout/`.\n\n",
+         // held-out words of some languages make `bench/heldout/`.\n\
+         // Licence: these tables hold no word or text of the sources, only aggregate statistics\n\
+         // (quantised letter-pair costs, CJK character frequency codes, byte classes); they are\n\
+         // whatenc's, MIT OR Apache-2.0, with the sources credited above (README: Data and licenses).\n\n",
     );
     out
 }
@@ -870,4 +933,22 @@ pub fn check_fingerprint(root: &Path) -> Result<bool, String> {
         );
     }
     Ok(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::serbian_cyrillic;
+
+    #[test]
+    fn serbian_latin_to_cyrillic() {
+        assert_eq!(serbian_cyrillic("ljubav").as_deref(), Some("љубав"));
+        assert_eq!(serbian_cyrillic("njegoš").as_deref(), Some("његош"));
+        assert_eq!(serbian_cyrillic("džep").as_deref(), Some("џеп"));
+        assert_eq!(serbian_cyrillic("đak").as_deref(), Some("ђак"));
+        assert_eq!(serbian_cyrillic("ćuprija").as_deref(), Some("ћуприја"));
+        assert_eq!(serbian_cyrillic("Beograd").as_deref(), Some("Београд"));
+        assert_eq!(serbian_cyrillic("Ljiljana").as_deref(), Some("Љиљана"));
+        assert_eq!(serbian_cyrillic("word"), None);
+        assert_eq!(serbian_cyrillic("x-ray"), None);
+    }
 }

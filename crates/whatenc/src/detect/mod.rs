@@ -253,10 +253,13 @@ pub struct EncodingDetector {
     zeros: [u64; 2],
     /// ASCII letters fed (counted up to the cap's worth).
     ascii_letters: u64,
-    /// Per language of a Latin group: its ASCII pairs' costs above the Latin
-    /// languages' average, times their count (ASCII decodes alike in every
-    /// candidate, but tells languages apart).
-    ascii_costs: [i64; LATIN_LANGUAGES],
+    /// How often each pair of ASCII classes (none or a letter, see
+    /// [`score_ascii_pairs`]) with a letter was scored: ASCII decodes alike in every
+    /// candidate, but tells Latin languages apart ([`EncodingDetector::ascii_costs`]).
+    ascii_counts: [u16; 27 * 27],
+    /// The [`ascii_costs`](EncodingDetector::ascii_costs) when this many pairs
+    /// were counted, kept by each pruning.
+    ascii_totals: (u32, [i64; LATIN_LANGUAGES]),
     /// ASCII pairs with a letter scored so far.
     ascii_pairs: u32,
     /// The last bytes before the first non-ASCII byte (for the lookback).
@@ -337,7 +340,8 @@ impl EncodingDetector {
             escape: false,
             ascii_letters: 0,
             zeros: [0; 2],
-            ascii_costs: [0; LATIN_LANGUAGES],
+            ascii_counts: [0; 27 * 27],
+            ascii_totals: (0, [0; LATIN_LANGUAGES]),
             ascii_pairs: 0,
             tail: [0; LOOKBACK + 1],
             tail_len: 0,
@@ -462,7 +466,7 @@ impl EncodingDetector {
             // Done.
         } else if self.non_ascii {
             let previous = self.last_byte;
-            score_ascii_pairs(&mut self.ascii_costs, &mut self.ascii_pairs, previous, window);
+            score_ascii_pairs(&mut self.ascii_counts, &mut self.ascii_pairs, previous, window);
         } else if let Some(first) = first {
             // The lookback: the tail of earlier windows and this window's start.
             let mut lookback = [0u8; 2 * LOOKBACK + 2];
@@ -471,8 +475,13 @@ impl EncodingDetector {
             lookback[..from_tail].copy_from_slice(&self.tail[self.tail_len - from_tail..self.tail_len]);
             lookback[from_tail..from_tail + from_window].copy_from_slice(&window[first - from_window..first]);
             let lookback = &lookback[..from_tail + from_window];
-            score_ascii_pairs(&mut self.ascii_costs, &mut self.ascii_pairs, None, lookback);
-            score_ascii_pairs(&mut self.ascii_costs, &mut self.ascii_pairs, lookback.last().copied(), &window[first..]);
+            score_ascii_pairs(&mut self.ascii_counts, &mut self.ascii_pairs, None, lookback);
+            score_ascii_pairs(
+                &mut self.ascii_counts,
+                &mut self.ascii_pairs,
+                lookback.last().copied(),
+                &window[first..],
+            );
         } else {
             // Keep the last LOOKBACK + 1 bytes.
             let take = window.len().min(LOOKBACK + 1);
@@ -592,7 +601,35 @@ impl EncodingDetector {
     }
 
     /// A single-byte candidate's cost, with its prior, without hints.
-    fn single_byte_cost(&self, state: &SingleByteState, candidate: &model::SingleByteCandidate) -> u64 {
+    /// Per Latin language: its ASCII pairs' costs above the Latin languages' average,
+    /// times their count.
+    fn ascii_costs(&self) -> [i64; LATIN_LANGUAGES] {
+        if self.ascii_totals.0 == self.ascii_pairs {
+            return self.ascii_totals.1;
+        }
+        let mut totals = [0i64; LATIN_LANGUAGES];
+        for (row, &count) in LATIN_ASCII.iter().zip(&self.ascii_counts) {
+            if count == 0 {
+                continue;
+            }
+            let costs: [i64; LATIN_LANGUAGES] =
+                core::array::from_fn(|l| LEVELS[((row[l >> 1] >> ((l & 1) * 4)) & 15) as usize] as i64);
+            let sum: i64 = costs.iter().sum();
+            for (total, &cost) in totals.iter_mut().zip(&costs) {
+                *total += (cost * LATIN_LANGUAGES as i64 - sum) * count as i64;
+            }
+        }
+        totals
+    }
+
+    /// A single-byte candidate's cost, with its prior, without hints (`ascii`: the
+    /// [`ascii_costs`](Self::ascii_costs)).
+    fn single_byte_cost(
+        &self,
+        state: &SingleByteState,
+        candidate: &model::SingleByteCandidate,
+        ascii: &[i64; LATIN_LANGUAGES],
+    ) -> u64 {
         let group = &GROUPS[candidate.group];
         let languages = group.models.end - group.models.start;
         let latin_letters = if group.latin {
@@ -603,7 +640,7 @@ impl EncodingDetector {
         // Latin languages: their ASCII fit (non-Latin groups: zeros, unused).
         let ascii_term = |l: usize| {
             if group.latin {
-                let fit = self.ascii_costs[group.models.start + l] / LATIN_LANGUAGES as i64;
+                let fit = ascii[group.models.start + l] / LATIN_LANGUAGES as i64;
                 (fit.max(-ASCII_GAIN_CAP) + ASCII_GAIN_CAP) as u64
             } else {
                 0
@@ -632,13 +669,15 @@ impl EncodingDetector {
     /// [`PRUNE`]): they cannot come back, and they cost time. Called at absolute
     /// multiples of [`WINDOW`] only, so that it does not depend on the chunking.
     fn prune(&mut self) {
-        let Some(readings) = &self.readings else { return };
-        if !self.non_ascii {
+        if self.readings.is_none() || !self.non_ascii {
             return;
         }
+        let ascii = self.ascii_costs();
+        self.ascii_totals = (self.ascii_pairs, ascii);
+        let Some(readings) = &self.readings else { return };
         let single: [Option<u64>; SINGLE] = core::array::from_fn(|i| {
             let state = &readings.single_byte[i];
-            state.dead_at.is_none().then(|| self.single_byte_cost(state, &SINGLE_BYTE[i]))
+            state.dead_at.is_none().then(|| self.single_byte_cost(state, &SINGLE_BYTE[i], &ascii))
         });
         let cjk: [Option<u64>; 6] = core::array::from_fn(|i| {
             let state = &readings.cjk[i];
@@ -670,12 +709,13 @@ impl EncodingDetector {
                 return;
             }
         }
+        let ascii = if self.non_ascii { self.ascii_costs() } else { [0; LATIN_LANGUAGES] };
         for (state, candidate) in readings.single_byte.iter().zip(SINGLE_BYTE.iter()) {
             if !self.non_ascii {
                 break;
             }
             let bonus = if hints & (1 << candidate.group) != 0 { HINT_BONUS } else { 0 };
-            let cost = self.single_byte_cost(state, candidate);
+            let cost = self.single_byte_cost(state, candidate, &ascii);
             f(match state.dead_at {
                 None => Candidate {
                     encoding: candidate.encoding,
@@ -758,10 +798,10 @@ fn score_single_byte(
     state.previous_opens = opens(last);
 }
 
-/// Adds the costs of the ASCII pairs with a letter of `bytes` (and of `previous`
-/// with its first byte) for each Latin language, above the Latin languages'
-/// average (times their count); up to [`ASCII_PAIRS`] pairs in all.
-fn score_ascii_pairs(ascii_costs: &mut [i64; LATIN_LANGUAGES], scored: &mut u32, previous: Option<u8>, bytes: &[u8]) {
+/// Counts the ASCII pairs with a letter of `bytes` (and of `previous` with its
+/// first byte) by their classes (0: not a letter; 1–26: a letter, case folded), up to
+/// [`ASCII_PAIRS`] pairs in all.
+fn score_ascii_pairs(counts: &mut [u16; 27 * 27], scored: &mut u32, previous: Option<u8>, bytes: &[u8]) {
     let class = |b: u8| if b.is_ascii_alphabetic() { (b.to_ascii_lowercase() - b'a' + 1) as usize } else { 0 };
     let mut previous = previous;
     for &byte in bytes {
@@ -773,13 +813,7 @@ fn score_ascii_pairs(ascii_costs: &mut [i64; LATIN_LANGUAGES], scored: &mut u32,
             return;
         }
         *scored += 1;
-        let row = &LATIN_ASCII[class(p) * 27 + class(byte)];
-        let costs: [i64; LATIN_LANGUAGES] =
-            core::array::from_fn(|l| LEVELS[((row[l >> 1] >> ((l & 1) * 4)) & 15) as usize] as i64);
-        let sum: i64 = costs.iter().sum();
-        for (total, &cost) in ascii_costs.iter_mut().zip(&costs) {
-            *total += cost * LATIN_LANGUAGES as i64 - sum;
-        }
+        counts[class(p) * 27 + class(byte)] += 1;
     }
 }
 
