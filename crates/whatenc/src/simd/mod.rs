@@ -95,8 +95,8 @@ macro_rules! sse2_or_portable {
             #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
             {
                 // The capped path is called, not inlined, so that the hot loops that
-                // inline the SSE2 kernel do not grow.
-                #[cold]
+                // inline the SSE2 kernel do not grow (and not `#[cold]`, which would
+                // make LLVM inline less into it).
                 #[inline(never)]
                 fn capped($($arg: $ty),*) -> $ret {
                     scalar::$name($($arg),*)

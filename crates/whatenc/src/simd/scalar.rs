@@ -3,11 +3,22 @@
 const WORD: usize = core::mem::size_of::<usize>();
 const HIGH_BITS: usize = usize::from_ne_bytes([0x80; WORD]);
 
+/// Code units (or bytes) a step of the chunked loops below: the loops are written
+/// for LLVM's vectorizer, which makes each step a few SSE2 or NEON instructions.
+const CHUNK: usize = 16;
+
 /// The length of the longest ASCII prefix of `bytes`.
 #[inline]
 pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
     let mut pos = 0;
-    let mut words = bytes.chunks_exact(WORD);
+    // Whole chunks of ASCII first (one OR across 32 bytes a step), then words.
+    while let Some(chunk) = bytes.get(pos..).and_then(|rest| rest.first_chunk::<{ 2 * CHUNK }>()) {
+        if chunk.iter().fold(0, |acc, &byte| acc | byte) >= 0x80 {
+            break;
+        }
+        pos += 2 * CHUNK;
+    }
+    let mut words = bytes[pos..].chunks_exact(WORD);
     for word in &mut words {
         let value = usize::from_ne_bytes(word.try_into().unwrap_or([0; WORD]));
         let high = value & HIGH_BITS;
@@ -53,8 +64,16 @@ pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 #[inline]
 pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     let limit = src.len().min(dst.len());
+    let (src, dst) = (&src[..limit], &mut dst[..limit]);
     let mut n = 0;
-    for (out, &unit) in dst[..limit].iter_mut().zip(&src[..limit]) {
+    while let (Some(units), Some(out)) = (src[n..].first_chunk::<CHUNK>(), dst[n..].first_chunk_mut::<CHUNK>()) {
+        if units.iter().fold(0, |acc, &unit| acc | unit) >= 0x80 {
+            break;
+        }
+        *out = units.map(|unit| unit as u8);
+        n += CHUNK;
+    }
+    for (out, &unit) in dst[n..].iter_mut().zip(&src[n..]) {
         if unit >= 0x80 {
             break;
         }
@@ -219,7 +238,20 @@ pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool
 #[inline]
 pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
     let mut n = 0;
-    for (out, pair) in dst.iter_mut().zip(src.chunks_exact(2)) {
+    while let (Some(bytes), Some(out)) =
+        (src.get(2 * n..).and_then(|rest| rest.first_chunk::<{ 2 * CHUNK }>()), dst[n..].first_chunk_mut::<CHUNK>())
+    {
+        let units: [u16; CHUNK] = core::array::from_fn(|k| {
+            let pair = [bytes[2 * k], bytes[2 * k + 1]];
+            if big_endian { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) }
+        });
+        if units.iter().fold(0, |acc, &unit| acc | unit) >= 0x80 {
+            break;
+        }
+        *out = units.map(|unit| unit as u8);
+        n += CHUNK;
+    }
+    for (out, pair) in dst[n..].iter_mut().zip(src[2 * n..].chunks_exact(2)) {
         let unit =
             if big_endian { u16::from_be_bytes([pair[0], pair[1]]) } else { u16::from_le_bytes([pair[0], pair[1]]) };
         if unit >= 0x80 {
@@ -285,6 +317,29 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 /// returns the bytes written (the rest of `out` may be overwritten).
 #[inline]
 pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
+    if block.iter().fold(0, |acc, &unit| acc | unit) < 0x800 {
+        // One- and two-byte units only (Latin, Greek, Cyrillic, Hebrew, Arabic text),
+        // without a branch on a unit's length (it mispredicts in text): each unit's
+        // bytes go to its offset, unit i at i plus the two-byte units before it (a
+        // prefix sum of one flag byte per unit, by one multiplication); a one-byte
+        // unit's store of two bytes is overwritten by the next unit's.
+        let mut flags = 0u64;
+        let mut pairs = [0u16; 8];
+        for (i, (&unit, pair)) in block.iter().zip(&mut pairs).enumerate() {
+            let c = unit as u32;
+            let two = (c >> 7 != 0) as u32;
+            let mask = two.wrapping_neg();
+            *pair = ((c & !mask) | ((0x80C0 | (c >> 6) | ((c & 0x3F) << 8)) & mask)) as u16;
+            flags |= (two as u64) << (8 * i);
+        }
+        let inclusive = flags.wrapping_mul(0x0101_0101_0101_0101);
+        let before = inclusive - flags;
+        for (i, pair) in pairs.iter().enumerate() {
+            let at = (i + ((before >> (8 * i)) & 0xFF) as usize) & 15;
+            out[at..at + 2].copy_from_slice(&pair.to_le_bytes());
+        }
+        return 8 + (inclusive >> 56) as usize;
+    }
     let mut written = 0;
     for unit in block {
         let (word, n) = super::utf16_to_utf8::packed_utf8(unit);

@@ -126,8 +126,8 @@ pub(crate) const BLOCK_ROOM: usize = 32;
 #[inline(always)]
 pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     // One loop for each choice of kernels, made once per call. The loops of the
-    // tiers below SSSE3 run only where the tier is capped: they are called, not
-    // inlined, so that the hot loops' callers do not grow.
+    // tiers below SSSE3 are called, not inlined, so that the hot loops' callers do
+    // not grow.
     match BlockKernels::choose() {
         BlockKernels::Wide => bmp_to_utf8_loop::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room),
         BlockKernels::Ssse3 => bmp_to_utf8_loop::<U, { BlockKernels::Ssse3 as u8 }>(src, dst, min_room),
@@ -136,8 +136,9 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
     }
 }
 
+// Not `#[cold]`: LLVM inlines less into a cold function, and this is the loop
+// that every target without x86's kernels runs (aarch64 included).
 #[inline(never)]
-#[cold]
 fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     bmp_to_utf8_loop::<U, K>(src, dst, min_room)
 }
