@@ -83,24 +83,14 @@ pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     n
 }
 
-/// Decodes the longest run of bytes of `src` that fits in `dst` and that are ASCII
-/// (written as themselves) or in `start..start + len` (written as `byte + delta`);
-/// returns its length. `start` is at least 0x80.
-#[inline]
-pub(crate) fn decode_linear_to_utf16(src: &[u8], dst: &mut [u16], start: u8, len: u8, delta: u16) -> usize {
-    let limit = src.len().min(dst.len());
-    let mut n = 0;
-    for (out, &byte) in dst[..limit].iter_mut().zip(&src[..limit]) {
-        if byte < 0x80 {
-            *out = byte as u16;
-        } else if byte.wrapping_sub(start) < len {
-            *out = (byte as u16).wrapping_add(delta);
-        } else {
-            break;
-        }
-        n += 1;
-    }
-    n
+/// Decodes a chunk of bytes that are ASCII (as themselves) or in `start..start + len`
+/// (as `byte + delta`), without a branch per byte (LLVM vectorizes it); returns
+/// whether every byte was one of those (else `out` holds garbage).
+#[inline(always)]
+fn decode_linear_chunk(block: &[u8; CHUNK], out: &mut [u16; CHUNK], start: u8, len: u8, delta: u16) -> bool {
+    let ok = block.iter().fold(true, |acc, &byte| acc & (byte < 0x80 || byte.wrapping_sub(start) < len));
+    *out = block.map(|byte| if byte < 0x80 { byte as u16 } else { (byte as u16).wrapping_add(delta) });
+    ok
 }
 
 /// Bytes per block of the single-byte table kernels.
@@ -180,7 +170,7 @@ pub(crate) fn decode_table_to_utf16(
     let mut pos = 0;
     while let Some(block) = src[pos..].first_chunk::<TABLE_BLOCK>() {
         let Some(out) = dst[pos..].first_chunk_mut::<TABLE_BLOCK>() else { break };
-        if decode_linear_to_utf16(block, out, start, len, delta) < TABLE_BLOCK {
+        if !decode_linear_chunk(block, out, start, len, delta) {
             let mut zero = false;
             for (unit, &byte) in out.iter_mut().zip(block) {
                 *unit = table[byte as usize];
@@ -202,8 +192,17 @@ pub(crate) fn decode_table_to_utf16(
 #[inline]
 pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize {
     let limit = src.len().min(dst.len());
+    let (src, dst) = (&src[..limit], &mut dst[..limit]);
     let mut n = 0;
-    for (out, &unit) in dst[..limit].iter_mut().zip(&src[..limit]) {
+    // Whole chunks without a branch per unit (LLVM vectorizes them), then one at a time.
+    while let (Some(units), Some(out)) = (src[n..].first_chunk::<CHUNK>(), dst[n..].first_chunk_mut::<CHUNK>()) {
+        if !units.iter().fold(true, |acc, &unit| acc & (unit < 0x80 || unit.wrapping_sub(start) < len)) {
+            break;
+        }
+        *out = units.map(|unit| if unit < 0x80 { unit as u8 } else { unit.wrapping_sub(delta) as u8 });
+        n += CHUNK;
+    }
+    for (out, &unit) in dst[n..].iter_mut().zip(&src[n..]) {
         if unit < 0x80 {
             *out = unit as u8;
         } else if unit.wrapping_sub(start) < len {
@@ -221,7 +220,20 @@ pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: 
 #[inline]
 pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
     let mut n = 0;
-    for (out, pair) in dst.iter_mut().zip(src.chunks_exact(2)) {
+    while let (Some(bytes), Some(out)) =
+        (src.get(2 * n..).and_then(|rest| rest.first_chunk::<{ 2 * CHUNK }>()), dst[n..].first_chunk_mut::<CHUNK>())
+    {
+        let units: [u16; CHUNK] = core::array::from_fn(|k| {
+            let pair = [bytes[2 * k], bytes[2 * k + 1]];
+            if big_endian { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) }
+        });
+        if units.iter().fold(false, |acc, &unit| acc | (unit & 0xF800 == 0xD800)) {
+            break;
+        }
+        *out = units;
+        n += CHUNK;
+    }
+    for (out, pair) in dst[n..].iter_mut().zip(src[2 * n..].chunks_exact(2)) {
         let unit =
             if big_endian { u16::from_be_bytes([pair[0], pair[1]]) } else { u16::from_le_bytes([pair[0], pair[1]]) };
         if (0xD800..=0xDFFF).contains(&unit) {
