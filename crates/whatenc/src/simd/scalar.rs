@@ -352,10 +352,21 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
         }
         return 8 + (inclusive >> 56) as usize;
     }
+    if block.iter().fold(u16::MAX, |acc, &unit| acc.min(unit)) >= 0x800 {
+        // Three-byte units only (CJK text): unit i at 3i.
+        for (i, &unit) in block.iter().enumerate() {
+            let c = unit as u32;
+            let word = 0x0080_80E0 | (c >> 12) | (((c >> 6) & 0x3F) << 8) | ((c & 0x3F) << 16);
+            out[3 * i..3 * i + 4].copy_from_slice(&word.to_le_bytes());
+        }
+        return 24;
+    }
     let mut written = 0;
     for unit in block {
         let (word, n) = super::utf16_to_utf8::packed_utf8(unit);
-        out[written..written + 4].copy_from_slice(&word.to_le_bytes());
+        // At most 21 (seven units of three bytes): the bound only spares a check.
+        let at = written.min(28);
+        out[at..at + 4].copy_from_slice(&word.to_le_bytes());
         written += n;
     }
     written
