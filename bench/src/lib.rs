@@ -257,6 +257,18 @@ fn thread_cpu_time() -> Duration {
     cpu_time::ThreadTime::now().as_duration()
 }
 
+/// The CPU's model name (`/proc/cpuinfo`), or "unknown".
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
 /// Prints one result line: `RESULT\tdocument\top\timplementation\tMB/s`.
 pub fn print_result(document: &Document, op: Op, implementation: &str, mb_per_s: f64) {
     println!("RESULT\t{}\t{}\t{implementation}\t{mb_per_s:.1}", document.name(), op.name());

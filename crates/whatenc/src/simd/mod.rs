@@ -119,6 +119,8 @@ sse2_or_portable! {
     fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
 }
 
+pub(crate) use scalar::find_byte;
+
 /// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it (detected once, at run
 /// time, with `std`), otherwise simdutf8's fastest kernel for this CPU; the text when
 /// all of `bytes` is valid.

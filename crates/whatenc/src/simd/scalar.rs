@@ -39,6 +39,20 @@ pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
     pos
 }
 
+/// The offset of the first `needle` in `haystack`: 32 bytes a step (one compare and
+/// OR across the chunk, which LLVM vectorizes), then the byte in that chunk.
+#[inline]
+pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
+    let mut pos = 0;
+    while let Some(chunk) = haystack.get(pos..).and_then(|rest| rest.first_chunk::<{ 2 * CHUNK }>()) {
+        if chunk.iter().fold(false, |acc, &byte| acc | (byte == needle)) {
+            break;
+        }
+        pos += 2 * CHUNK;
+    }
+    haystack[pos..].iter().position(|&byte| byte == needle).map(|i| pos + i)
+}
+
 /// Copies the longest ASCII prefix of `src` that fits in `dst`; returns its length.
 #[inline]
 pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
@@ -428,6 +442,21 @@ mod tests {
     /// Naive twin of [`ascii_prefix_len`].
     fn naive_ascii_prefix_len(bytes: &[u8]) -> usize {
         bytes.iter().position(|&b| b >= 0x80).unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn find_byte_matches_position() {
+        let mut buf = [b'a'; 100];
+        for len in 0..100 {
+            for at in 0..=len {
+                if at < len {
+                    buf[at] = b'\n';
+                }
+                let expected = buf[..len].iter().position(|&b| b == b'\n');
+                assert_eq!(find_byte(b'\n', &buf[..len]), expected, "{len} {at}");
+                buf[at.min(99)] = b'a';
+            }
+        }
     }
 
     #[test]
