@@ -1,15 +1,15 @@
 //! Which kernels run: a cap on the tier, for measuring and testing every tier of
 //! kernels on one machine.
 //!
-//! whatenc picks its bulk kernels at run time from what the CPU has: AVX-512, then
-//! SSSE3, then SSE2 (the x86_64 baseline), then the portable word-at-a-time
-//! kernels that every other target (aarch64 included) uses. A cap makes it stop at
-//! a lower tier, so that one machine can measure, and one test build can check,
-//! what machines without the higher tiers run. Every tier gives the same results;
-//! only the speed differs.
+//! whatenc picks its bulk kernels at run time from what the CPU has: on x86_64
+//! AVX-512, then SSSE3, then SSE2 (the x86_64 baseline); on aarch64 NEON (its
+//! baseline); then the portable word-at-a-time kernels that every other target
+//! uses. A cap makes it stop at a lower tier, so that one machine can measure, and
+//! one test build can check, what machines without the higher tiers run. Every
+//! tier gives the same results; only the speed differs.
 //!
-//! The cap is the environment variable `WHATENC_MAX_TIER` (`portable`, `sse2`,
-//! `ssse3`, `avx2` or `avx512`), read once, when a kernel is first chosen; an
+//! The cap is the environment variable `WHATENC_MAX_TIER` (`portable`, `neon`,
+//! `sse2`, `ssse3`, `avx2` or `avx512`), read once, when a kernel is first chosen; an
 //! unknown value is ignored. [`set_max_tier`] changes it at any time. There are no
 //! AVX2 kernels yet: the `avx2` cap runs the SSSE3 ones. UTF-8 validation falls back
 //! to simdutf8 below the AVX-512 tier, which picks its own kernel whatever the cap.
@@ -34,21 +34,25 @@ use core::sync::atomic::{AtomicU8, Ordering};
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tier {
-    /// The word-at-a-time kernels every target has (and simdutf8 for validation).
+    /// The word-at-a-time kernels every target has (and simdutf8 for validation),
+    /// written so that LLVM vectorizes their chunked loops.
     Portable = 0,
+    /// aarch64's NEON kernels (NEON is its baseline): UTF-16 → UTF-8 blocks with a
+    /// table look-up. On x86_64 a cap at `neon` runs the portable kernels.
+    Neon = 1,
     /// SSE2 kernels (x86_64's baseline).
-    Sse2 = 1,
+    Sse2 = 2,
     /// SSSE3 kernels: UTF-8 → UTF-16, and UTF-16 → UTF-8 blocks with a shuffle.
-    Ssse3 = 2,
+    Ssse3 = 3,
     /// AVX2: no kernels of its own yet, so the SSSE3 ones.
-    Avx2 = 3,
+    Avx2 = 4,
     /// AVX-512 kernels: UTF-8 validation and validate-and-copy (BW, VBMI), UTF-16 →
     /// UTF-8 (BW, VL, VBMI2, BMI2).
-    Avx512 = 4,
+    Avx512 = 5,
 }
 
 impl Tier {
-    const ALL: [Tier; 5] = [Tier::Portable, Tier::Sse2, Tier::Ssse3, Tier::Avx2, Tier::Avx512];
+    const ALL: [Tier; 6] = [Tier::Portable, Tier::Neon, Tier::Sse2, Tier::Ssse3, Tier::Avx2, Tier::Avx512];
 
     /// The tier's name, as `WHATENC_MAX_TIER` spells it.
     ///
@@ -58,6 +62,7 @@ impl Tier {
     pub fn name(self) -> &'static str {
         match self {
             Tier::Portable => "portable",
+            Tier::Neon => "neon",
             Tier::Sse2 => "sse2",
             Tier::Ssse3 => "ssse3",
             Tier::Avx2 => "avx2",
@@ -127,10 +132,14 @@ pub fn set_max_tier(tier: Tier) {
 /// ```
 /// let tier = whatenc::active_tier();
 /// assert!(tier <= whatenc::max_tier());
-/// # #[cfg(not(target_arch = "x86_64"))]
+/// # #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 /// assert_eq!(tier, whatenc::Tier::Portable);
 /// ```
 pub fn active_tier() -> Tier {
     let has = crate::simd::cpu_tier();
-    has.min(max_tier())
+    match has.min(max_tier()) {
+        // Only aarch64 has NEON kernels: elsewhere a cap at `neon` is portable.
+        Tier::Neon if has != Tier::Neon => Tier::Portable,
+        tier => tier,
+    }
 }

@@ -10,6 +10,11 @@
 //! the feature uses them. UTF-8 validation falls back to simdutf8. Every kernel is
 //! tested against its scalar twin on inputs at every alignment.
 //!
+//! On aarch64, `aarch64` has NEON kernels (NEON is its baseline) for what LLVM's
+//! vectorizer cannot find in the portable loops: packing UTF-8 sequences of
+//! different lengths, with the shuffle tables of `shuffles` that the SSSE3 kernels
+//! use too. They are tested under qemu-user.
+//!
 //! A cap on the tier ([`crate::tier`]: `WHATENC_MAX_TIER` or `set_max_tier`) stops
 //! the choice at a lower tier, down to the portable kernels, so that one build runs
 //! and one machine measures every tier.
@@ -41,11 +46,15 @@ macro_rules! cpu_has {
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 use cpu_has;
 
+#[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+mod aarch64;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx512;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx512_utf16;
 pub(crate) mod scalar;
+#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+mod shuffles;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod ssse3;
 pub(crate) mod utf16_to_utf8;
@@ -61,7 +70,7 @@ use crate::tier::Tier;
 
 /// Whether the cap on the tier lets kernels of `tier` run (the CPU's features are
 /// checked separately).
-#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
 #[inline(always)]
 fn allows(tier: Tier) -> bool {
     crate::tier::max_tier() >= tier
@@ -82,7 +91,9 @@ pub(crate) fn cpu_tier() -> Tier {
             Tier::Sse2
         }
     }
-    #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    return Tier::Neon;
+    #[cfg(any(not(any(target_arch = "x86_64", target_arch = "aarch64")), whatenc_portable))]
     Tier::Portable
 }
 
@@ -212,6 +223,9 @@ pub(crate) enum BlockKernels {
     Ssse3,
     /// SSSE3 blocks, and sixteen units at once with AVX-512.
     Wide,
+    /// aarch64's NEON blocks.
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    Neon,
 }
 
 impl BlockKernels {
@@ -229,7 +243,9 @@ impl BlockKernels {
                 BlockKernels::Portable
             }
         }
-        #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+        #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+        return if allows(Tier::Neon) { BlockKernels::Neon } else { BlockKernels::Portable };
+        #[cfg(any(not(any(target_arch = "x86_64", target_arch = "aarch64")), whatenc_portable))]
         BlockKernels::Portable
     }
 }
@@ -246,6 +262,10 @@ pub(crate) fn block_to_utf8<const K: u8>(block: [u16; 8], out: &mut [u8; 32]) ->
         if K != BlockKernels::Portable as u8 {
             return x86_64::block_to_utf8::<true>(block, out);
         }
+    }
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    if K == BlockKernels::Neon as u8 {
+        return aarch64::block_to_utf8(block, out);
     }
     scalar::block_to_utf8(block, out)
 }

@@ -133,6 +133,8 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
         BlockKernels::Ssse3 => bmp_to_utf8_loop::<U, { BlockKernels::Ssse3 as u8 }>(src, dst, min_room),
         BlockKernels::Sse2 => bmp_to_utf8_capped::<U, { BlockKernels::Sse2 as u8 }>(src, dst, min_room),
         BlockKernels::Portable => bmp_to_utf8_capped::<U, { BlockKernels::Portable as u8 }>(src, dst, min_room),
+        #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+        BlockKernels::Neon => bmp_to_utf8_loop::<U, { BlockKernels::Neon as u8 }>(src, dst, min_room),
     }
 }
 

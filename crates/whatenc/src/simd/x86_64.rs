@@ -10,6 +10,8 @@ use core::arch::x86_64::{
     _mm_subs_epu16, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
 };
 
+use super::shuffles::{ONE_OR_TWO_BYTE_PACKS, UTF8_WORD_PACKS};
+
 const LANES: usize = 16;
 
 /// Copies the longest ASCII prefix of `src` that fits in `dst`; returns its length.
@@ -396,41 +398,6 @@ unsafe fn store_three_byte_words(words: [__m128i; 2], out: &mut [u8; 32]) {
     }
 }
 
-/// The shuffles of [`store_utf8_words`] and what they pack.
-struct Utf8WordPacks {
-    /// For each pattern of lengths of four sequences of one to three bytes, each a
-    /// little-endian word in a 32-bit lane: the byte shuffle that packs them into
-    /// consecutive bytes, 0x80 (zero) after them. The index has bit k set when unit
-    /// k is below 0x80 and bit 4 + k when it is below 0x800 (so a unit takes three
-    /// bytes less one for each bit set).
-    shuffles: [[u8; 16]; 256],
-    /// The bytes each shuffle packs (a table: `count_ones` is not one instruction in
-    /// the x86_64 baseline).
-    lengths: [u8; 256],
-}
-
-static UTF8_WORD_PACKS: Utf8WordPacks = {
-    let mut packs = Utf8WordPacks { shuffles: [[0x80u8; 16]; 256], lengths: [0; 256] };
-    let mut index = 0;
-    while index < 256 {
-        let mut at = 0;
-        let mut k = 0;
-        while k < 4 {
-            let len = 3 - (index >> k & 1) - (index >> (4 + k) & 1);
-            let mut b = 0;
-            while b < len {
-                packs.shuffles[index][at] = (4 * k + b) as u8;
-                at += 1;
-                b += 1;
-            }
-            k += 1;
-        }
-        packs.lengths[index] = at as u8;
-        index += 1;
-    }
-    packs
-};
-
 /// Stores eight sequences of one to three bytes (two vectors of four words, as
 /// [`utf8_words`] makes them) packed at the start of `out`, with SSSE3's byte
 /// shuffle; `below_0x80` and `below_0x800` have bit k set when unit k is below the
@@ -456,30 +423,6 @@ unsafe fn store_utf8_words(words: [__m128i; 2], below_0x80: u32, below_0x800: u3
     }
     at + UTF8_WORD_PACKS.lengths[second] as usize
 }
-
-/// For each set of ASCII units among eight (bit k for unit k), the byte shuffle that
-/// packs eight one- or two-byte sequences, each in a 16-bit lane (the ASCII byte or
-/// the lead byte low, the trail byte high), into consecutive bytes: both bytes of a
-/// lane, or only the low one for an ASCII unit; 0x80 (zero) after them.
-static ONE_OR_TWO_BYTE_PACKS: [[u8; 16]; 256] = {
-    let mut packs = [[0x80u8; 16]; 256];
-    let mut ascii = 0;
-    while ascii < 256 {
-        let mut at = 0;
-        let mut k = 0;
-        while k < 8 {
-            packs[ascii][at] = 2 * k as u8;
-            at += 1;
-            if ascii >> k & 1 == 0 {
-                packs[ascii][at] = 2 * k as u8 + 1;
-                at += 1;
-            }
-            k += 1;
-        }
-        ascii += 1;
-    }
-    packs
-};
 
 /// Stores eight one- or two-byte sequences, each in a 16-bit lane as
 /// [`ONE_OR_TWO_BYTE_PACKS`] takes them, packed at the start of `out`; `ascii` has
