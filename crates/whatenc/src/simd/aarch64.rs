@@ -11,13 +11,17 @@
 //! sequences of different lengths.
 
 use core::arch::aarch64::{
-    uint16x8_t, uint32x4_t, vaddvq_u16, vandq_u16, vandq_u32, vbslq_u16, vbslq_u32, vceqq_u16, vdupq_n_u16,
-    vdupq_n_u32, vget_low_u16, vld1q_u8, vld1q_u16, vmaxvq_u16, vminvq_u16, vmovl_high_u16, vmovl_u16, vorrq_u16,
-    vorrq_u32, vqtbl1q_u8, vreinterpretq_u8_u16, vreinterpretq_u8_u32, vshlq_n_u16, vshlq_n_u32, vshrq_n_u16,
-    vshrq_n_u32, vst1q_u8,
+    uint8x16_t, uint16x8_t, uint32x4_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vbslq_u32,
+    vceqq_u16, vcltq_s8, vdupq_n_s8, vdupq_n_u16, vdupq_n_u32, vget_high_u8, vget_low_u8, vget_low_u16, vld1q_u8,
+    vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_high_u16, vmovl_u8, vmovl_u16, vmovn_u32,
+    vorrq_u8, vorrq_u16, vorrq_u32, vqtbl1q_u8, vreinterpretq_s8_u8, vreinterpretq_u8_u16, vreinterpretq_u8_u32,
+    vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshlq_n_u32, vshrq_n_u16, vshrq_n_u32, vst1_u16, vst1q_u8,
+    vst1q_u16,
 };
 
-use super::shuffles::{ONE_OR_TWO_BYTE_PACKS, UTF8_WORD_PACKS};
+use super::shuffles::{
+    FALLBACK, FOUR_OF_THREE, ONE_OR_TWO_BYTE_PACKS, PATTERN_OF_ENDS, PATTERNS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS,
+};
 
 /// Bit k in lane k: with a lane mask (all ones or zero) and a horizontal add, the
 /// mask's lanes as the bits of a number.
@@ -111,9 +115,202 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
     }
 }
 
+/// Bit k of each half in byte k of it: with a byte mask and a horizontal add per
+/// half, SSE2's `movemask`.
+const BYTE_BITS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
+
+/// The lanes of an all-ones-or-zero byte mask as bits (bit k for byte k).
+#[inline(always)]
+fn byte_bits(mask: uint8x16_t) -> u32 {
+    // SAFETY: `BYTE_BITS` holds 16 readable bytes; NEON is aarch64's baseline.
+    unsafe {
+        let bits = vandq_u8(mask, vld1q_u8(BYTE_BITS.as_ptr()));
+        vaddv_u8(vget_low_u8(bits)) as u32 | (vaddv_u8(vget_high_u8(bits)) as u32) << 8
+    }
+}
+
+/// The masks of the bytes that are not ASCII and of the continuation bytes (0x80 to
+/// 0xBF: less than -64 as `i8`) of a vector of 16.
+#[inline(always)]
+fn vector_masks(vector: uint8x16_t) -> (u32, u32) {
+    // SAFETY: register-only NEON operations (NEON is aarch64's baseline).
+    unsafe {
+        let signed = vreinterpretq_s8_u8(vector);
+        (byte_bits(vcltq_s8(signed, vdupq_n_s8(0))), byte_bits(vcltq_s8(signed, vdupq_n_s8(-64))))
+    }
+}
+
+/// Widens a vector of 16 ASCII bytes into the first 16 units of `out`.
+#[inline(always)]
+fn widen(vector: uint8x16_t, out: &mut [u16]) {
+    let out = &mut out[..16];
+    // SAFETY: `out` holds 16 writable units, two stores of eight. NEON is aarch64's
+    // baseline.
+    unsafe {
+        vst1q_u16(out.as_mut_ptr(), vmovl_u8(vget_low_u8(vector)));
+        vst1q_u16(out.as_mut_ptr().add(8), vmovl_high_u8(vector));
+    }
+}
+
+/// One step at the start of `bytes[read..read + 16]` (a character boundary): the
+/// twin of the SSSE3 kernel's, with `tbl` for `pshufb`. `ascii` is the number of
+/// ASCII bytes there (at least 16 when all are), `ends` the mask of the bytes that
+/// end a character among the first 12. Returns the bytes read and the units
+/// written. `dst[written..]` has room for 16 units.
+#[inline(always)]
+fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], written: usize) -> (usize, usize) {
+    let bytes = s.as_bytes();
+    // Slicing checks the room (the callers keep it: see `utf8_to_utf16`).
+    let (block, out) = (&bytes[read..read + 16], &mut dst[written..written + 16]);
+    // SAFETY: `block` holds 16 readable bytes; NEON is aarch64's baseline.
+    let vector = unsafe { vld1q_u8(block.as_ptr()) };
+    if ascii >= 6 {
+        // An ASCII run (all 16 bytes when `ascii` is 16 or more): widen the block,
+        // keep the run.
+        widen(vector, out);
+        let n = ascii.min(16) as usize;
+        return (n, n);
+    }
+    let (index, consumed) = if ends & 0xFFF == 0b1001_0010_0100 {
+        // Four characters of three bytes, the common case of CJK text.
+        (FOUR_OF_THREE, 12)
+    } else {
+        let entry = PATTERN_OF_ENDS[ends as usize & 0xFFF];
+        (entry & 0xFF, (entry >> 8) as usize)
+    };
+    let shuffle = &PATTERNS[index as usize];
+    if index < TWO_BYTE_PATTERNS as u16 {
+        // SAFETY: `shuffle` holds 16 readable bytes and `out` 16 writable units, of
+        // which the first eight are stored (the last two lanes are overwritten by the
+        // next step or lie beyond what is reported written). NEON is aarch64's
+        // baseline.
+        unsafe {
+            let lanes = vreinterpretq_u16_u8(vqtbl1q_u8(vector, vld1q_u8(shuffle.as_ptr())));
+            // The last byte's low 7 bits (6 and a zero for a continuation byte), and
+            // the leading byte's low 5 bits above them.
+            let low = vandq_u16(lanes, vdupq_n_u16(0x7F));
+            let high = vshrq_n_u16::<2>(vandq_u16(lanes, vdupq_n_u16(0x1F00)));
+            vst1q_u16(out.as_mut_ptr(), vorrq_u16(low, high));
+        }
+        (consumed, 6)
+    } else if index < FALLBACK {
+        // SAFETY: `shuffle` holds 16 readable bytes and `out` 16 writable units, of
+        // which four are stored. NEON is aarch64's baseline.
+        unsafe {
+            let lanes = vreinterpretq_u32_u8(vqtbl1q_u8(vector, vld1q_u8(shuffle.as_ptr())));
+            // Last byte: 7 bits (6 and a zero for a continuation byte); the one before:
+            // 6 bits (5 and a zero for a leading byte of two); the leading byte of
+            // three: 4 bits.
+            let low = vandq_u32(lanes, vdupq_n_u32(0x7F));
+            let middle = vshrq_n_u32::<2>(vandq_u32(lanes, vdupq_n_u32(0x3F00)));
+            let high = vshrq_n_u32::<4>(vandq_u32(lanes, vdupq_n_u32(0x0F_0000)));
+            vst1_u16(out.as_mut_ptr(), vmovn_u32(vorrq_u32(vorrq_u32(low, middle), high)));
+        }
+        (consumed, 4)
+    } else {
+        // A character of four bytes among the first four: one character, scalar.
+        let len = match bytes[read] {
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+        (len, super::scalar::utf8_to_utf16(&s[read..read + len], &mut dst[written..]))
+    }
+}
+
+/// Twin of [`super::scalar::utf8_to_utf16`] (the SSSE3 kernel's algorithm, see
+/// [`super::shuffles`]): transcodes valid UTF-8 to UTF-16; the caller guarantees
+/// `dst.len() >= s.len()`. Returns the units written.
+pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    let bytes = s.as_bytes();
+    assert!(dst.len() >= bytes.len());
+    let mut read = 0;
+    let mut written = 0;
+    // Each byte read makes at most one unit, so `dst` has room for as many units as
+    // there are bytes left: 16 while a block is read. The masks of 64 bytes at once;
+    // 64 ASCII bytes are widened at once.
+    while let Some(chunk) = bytes[read..].first_chunk::<64>() {
+        // SAFETY: `chunk` holds 64 readable bytes; NEON is aarch64's baseline.
+        let vectors: [uint8x16_t; 4] = core::array::from_fn(|i| unsafe { vld1q_u8(chunk.as_ptr().add(16 * i)) });
+        // SAFETY: register-only NEON operations.
+        let any = unsafe { vmaxvq_u8(vorrq_u8(vorrq_u8(vectors[0], vectors[1]), vorrq_u8(vectors[2], vectors[3]))) };
+        if any < 0x80 {
+            let out = &mut dst[written..written + 64];
+            for (vector, out) in vectors.iter().zip(out.chunks_exact_mut(16)) {
+                widen(*vector, out);
+            }
+            read += 64;
+            written += 64;
+            continue;
+        }
+        let (mut non_ascii, mut continuation) = (0u64, 0u64);
+        for (i, &vector) in vectors.iter().enumerate() {
+            let (n, c) = vector_masks(vector);
+            non_ascii |= (n as u64) << (16 * i);
+            continuation |= (c as u64) << (16 * i);
+        }
+        // Byte i ends a character when byte i + 1 starts one.
+        let ends = !continuation >> 1;
+        let mut offset = 0;
+        while offset <= 48 {
+            let ascii = (non_ascii >> offset).trailing_zeros();
+            let (r, w) = step(s, read + offset, ascii, (ends >> offset) as u32, dst, written);
+            offset += r;
+            written += w;
+        }
+        read += offset;
+    }
+    while let Some(block) = bytes[read..].first_chunk::<16>() {
+        // SAFETY: `block` holds 16 readable bytes; NEON is aarch64's baseline.
+        let (non_ascii, continuation) = vector_masks(unsafe { vld1q_u8(block.as_ptr()) });
+        let (r, w) = step(s, read, non_ascii.trailing_zeros(), !continuation >> 1, dst, written);
+        read += r;
+        written += w;
+    }
+    written + super::scalar::utf8_to_utf16(&s[read..], &mut dst[written..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
+
+    /// Text of characters of every length, in runs and mixed, from every character
+    /// boundary, against the portable twin.
+    #[test]
+    fn utf8_to_utf16_matches_scalar_twin() {
+        let pieces = [
+            "a",
+            "bc ",
+            "\u{e9}",
+            "\u{436}\u{44b}",
+            "\u{7ff}",
+            "\u{80}",
+            "\u{4e2d}\u{6587}",
+            "\u{800}",
+            "\u{ffff}",
+            "\u{1F600}",
+            "\u{10ffff}",
+            "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..300 {
+            let mut text = alloc::string::String::new();
+            while text.len() < 200 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push_str(pieces[(state % pieces.len() as u64) as usize]);
+            }
+            for (start, _) in text.char_indices() {
+                let s = &text[start..];
+                let (mut ours, mut theirs) = (alloc::vec![0u16; s.len()], alloc::vec![0u16; s.len()]);
+                let n = super::utf8_to_utf16(s, &mut ours);
+                let m = scalar::utf8_to_utf16(s, &mut theirs);
+                assert_eq!(&ours[..n], &theirs[..m], "{s}");
+            }
+        }
+    }
 
     /// Every BMP unit that is not a surrogate at each of the eight places, among
     /// neighbours of every length class, against the portable twin.

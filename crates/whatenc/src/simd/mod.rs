@@ -206,6 +206,10 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
         // SAFETY: the CPU has SSSE3, as `available` just said.
         return unsafe { ssse3::utf8_to_utf16(s, dst) };
     }
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    if allows(Tier::Neon) {
+        return aarch64::utf8_to_utf16(s, dst);
+    }
     scalar::utf8_to_utf16(s, dst)
 }
 

@@ -1,6 +1,15 @@
 //! Byte-shuffle tables shared by the x86_64 (SSSE3 `pshufb`) and aarch64 (NEON
-//! `tbl`) kernels of UTF-16 → UTF-8: one algorithm, two instruction sets. Both
-//! instructions give zero for an index with its high bit set (0x80 here).
+//! `tbl`) kernels of UTF-16 → UTF-8 and UTF-8 → UTF-16: one algorithm, two
+//! instruction sets. Both instructions give zero for an index with its high bit set
+//! (0x80 here).
+//!
+//! UTF-8 → UTF-16 a block at a time: the continuation bytes among the next 16 tell
+//! where the characters of the first 12 end; that 12-bit mask picks one of the
+//! [`PATTERNS`] ([`PATTERN_OF_ENDS`]), which gathers the bytes of the first six
+//! characters (when none is longer than two bytes) or the first four (when none is
+//! longer than three) into one lane each with one byte shuffle, where a few masks
+//! and shifts make the code units. A four-byte character goes through the scalar
+//! code. The patterns are computed at compile time from their index.
 
 /// The shuffles that pack four UTF-8 sequences of one to three bytes (each a
 /// little-endian word in a 32-bit lane) into consecutive bytes, and what they pack.
@@ -60,4 +69,120 @@ pub(crate) static ONE_OR_TWO_BYTE_PACKS: [[u8; 16]; 256] = {
         ascii += 1;
     }
     packs
+};
+
+/// Patterns 0 to 63: six characters of one or two bytes (bit k of the index set when
+/// character k has two bytes), each in a 16-bit lane: its last byte low, its
+/// leading byte high (zero for ASCII).
+pub(crate) const TWO_BYTE_PATTERNS: usize = 64;
+/// Patterns 64 to 144: four characters of one to three bytes (base-3 digit k of the
+/// index minus 64 is the length of character k minus one), each in a 32-bit lane:
+/// last byte, the one before, the one before that (zero where there are fewer).
+pub(crate) const THREE_BYTE_PATTERNS: usize = 81;
+/// The pattern of four characters of three bytes.
+pub(crate) const FOUR_OF_THREE: u16 = (TWO_BYTE_PATTERNS + THREE_BYTE_PATTERNS - 1) as u16;
+/// The last pattern: a character of four bytes within the first four.
+pub(crate) const FALLBACK: u16 = (TWO_BYTE_PATTERNS + THREE_BYTE_PATTERNS) as u16;
+
+/// The byte shuffle of the pattern at `index` (see the constants above): for each
+/// output byte, the input byte (0x80 for zero).
+const fn pattern(index: usize) -> [u8; 16] {
+    let mut shuffle = [0x80u8; 16];
+    let mut consumed = 0usize;
+    if index < TWO_BYTE_PATTERNS {
+        let mut k = 0;
+        while k < 6 {
+            let len = 1 + ((index >> k) & 1);
+            shuffle[2 * k] = (consumed + len - 1) as u8;
+            if len == 2 {
+                shuffle[2 * k + 1] = consumed as u8;
+            }
+            consumed += len;
+            k += 1;
+        }
+    } else if index < FALLBACK as usize {
+        let mut digits = index - TWO_BYTE_PATTERNS;
+        let mut k = 0;
+        while k < 4 {
+            let len = 1 + digits % 3;
+            digits /= 3;
+            let mut j = 0;
+            while j < len {
+                // Byte j of the lane is the character's byte len − 1 − j.
+                shuffle[4 * k + j] = (consumed + len - 1 - j) as u8;
+                j += 1;
+            }
+            consumed += len;
+            k += 1;
+        }
+    }
+    shuffle
+}
+
+/// Every pattern's byte shuffle, by index.
+pub(crate) static PATTERNS: [[u8; 16]; FALLBACK as usize + 1] = {
+    let mut patterns = [[0; 16]; FALLBACK as usize + 1];
+    let mut i = 0;
+    while i < patterns.len() {
+        patterns[i] = pattern(i);
+        i += 1;
+    }
+    patterns
+};
+
+/// For each 12-bit mask of the bytes that end a character: the pattern index, and
+/// the bytes its characters take times 256.
+pub(crate) static PATTERN_OF_ENDS: [u16; 4096] = {
+    let mut table = [FALLBACK; 4096];
+    let mut ends = 0;
+    while ends < 4096 {
+        // The lengths of the characters that end in the first 12 bytes.
+        let mut lengths = [0usize; 12];
+        let mut count = 0;
+        let mut start = 0;
+        let mut i = 0;
+        while i < 12 {
+            if ends & (1 << i) != 0 {
+                lengths[count] = i + 1 - start;
+                count += 1;
+                start = i + 1;
+            }
+            i += 1;
+        }
+        let mut two = count >= 6;
+        let mut k = 0;
+        while two && k < 6 {
+            two = lengths[k] <= 2;
+            k += 1;
+        }
+        let mut three = count >= 4;
+        let mut k = 0;
+        while three && k < 4 {
+            three = lengths[k] <= 3;
+            k += 1;
+        }
+        if two {
+            let mut index = 0;
+            let mut consumed = 0;
+            let mut k = 0;
+            while k < 6 {
+                index |= (lengths[k] - 1) << k;
+                consumed += lengths[k];
+                k += 1;
+            }
+            table[ends] = (index | (consumed << 8)) as u16;
+        } else if three {
+            let mut index = 0;
+            let mut consumed = 0;
+            let mut k = 4;
+            while k > 0 {
+                k -= 1;
+                index = index * 3 + lengths[k] - 1;
+                consumed += lengths[k];
+            }
+            table[ends] = ((TWO_BYTE_PATTERNS + index) | (consumed << 8)) as u16;
+        }
+        ends += 1;
+    }
+    table
 };
