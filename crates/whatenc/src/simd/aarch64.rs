@@ -20,7 +20,7 @@ use core::arch::aarch64::{
 };
 
 use super::shuffles::{
-    FALLBACK, FOUR_OF_THREE, ONE_OR_TWO_BYTE_PACKS, PATTERN_OF_ENDS, PATTERNS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS,
+    FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
 };
 
 /// Bit k in lane k: with a lane mask (all ones or zero) and a horizontal add, the
@@ -171,13 +171,7 @@ fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], written: u
         let n = ascii.min(16) as usize;
         return (n, n);
     }
-    let (index, consumed) = if ends & 0xFFF == 0b1001_0010_0100 {
-        // Four characters of three bytes, the common case of CJK text.
-        (FOUR_OF_THREE, 12)
-    } else {
-        let entry = PATTERN_OF_ENDS[ends as usize & 0xFFF];
-        (entry & 0xFF, (entry >> 8) as usize)
-    };
+    let (index, consumed) = pattern_of_ends(ends);
     let shuffle = &PATTERNS[index as usize];
     if index < TWO_BYTE_PATTERNS as u16 {
         // SAFETY: `shuffle` holds 16 readable bytes and `out` 16 writable units, of
@@ -209,13 +203,7 @@ fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], written: u
         (consumed, 4)
     } else {
         // A character of four bytes among the first four: one character, scalar.
-        let len = match bytes[read] {
-            0x00..=0x7F => 1,
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            _ => 4,
-        };
-        (len, super::scalar::utf8_to_utf16(&s[read..read + len], &mut dst[written..]))
+        one_character(s, read, dst, written)
     }
 }
 

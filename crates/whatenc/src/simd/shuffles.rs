@@ -186,3 +186,31 @@ pub(crate) static PATTERN_OF_ENDS: [u16; 4096] = {
     }
     table
 };
+
+/// The pattern of a step (an index into [`PATTERNS`]) and the bytes its characters
+/// take, from the mask of the bytes that end a character among the first 12.
+#[inline(always)]
+pub(crate) fn pattern_of_ends(ends: u32) -> (u16, usize) {
+    if ends & 0xFFF == 0b1001_0010_0100 {
+        // Four characters of three bytes, the common case of CJK text: a branch (not
+        // a lookup) so that the next step need not wait for the table.
+        (FOUR_OF_THREE, 12)
+    } else {
+        let entry = PATTERN_OF_ENDS[ends as usize & 0xFFF];
+        (entry & 0xFF, (entry >> 8) as usize)
+    }
+}
+
+/// The [`FALLBACK`] step: the one character at `read` (of four bytes, or shorter
+/// before one), through the scalar code. Returns the bytes read and the units
+/// written.
+#[inline(never)]
+pub(crate) fn one_character(s: &str, read: usize, dst: &mut [u16], written: usize) -> (usize, usize) {
+    let len = match s.as_bytes()[read] {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    };
+    (len, super::scalar::utf8_to_utf16(&s[read..read + len], &mut dst[written..]))
+}

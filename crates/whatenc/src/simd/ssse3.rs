@@ -16,7 +16,7 @@ use core::arch::x86_64::{
     _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
 };
 
-use super::shuffles::{FALLBACK, FOUR_OF_THREE, PATTERN_OF_ENDS, PATTERNS, TWO_BYTE_PATTERNS};
+use super::shuffles::{FALLBACK, PATTERNS, TWO_BYTE_PATTERNS, one_character, pattern_of_ends};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows SSSE3,
 /// and the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -142,14 +142,7 @@ unsafe fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], wri
         let n = ascii.min(16) as usize;
         return (n, n);
     }
-    let (index, consumed) = if ends & 0xFFF == 0b1001_0010_0100 {
-        // Four characters of three bytes, the common case of CJK text: a branch (not
-        // a lookup) so that the next step need not wait for the table.
-        (FOUR_OF_THREE, 12)
-    } else {
-        let entry = PATTERN_OF_ENDS[ends as usize & 0xFFF];
-        (entry & 0xFF, (entry >> 8) as usize)
-    };
+    let (index, consumed) = pattern_of_ends(ends);
     let shuffle = &PATTERNS[index as usize];
     if index < TWO_BYTE_PATTERNS as u16 {
         let out = &mut dst[written..written + 8];
@@ -190,13 +183,7 @@ unsafe fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], wri
         (consumed, 4)
     } else {
         // A character of four bytes among the first four: one character, scalar.
-        let len = match bytes[read] {
-            0x00..=0x7F => 1,
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            _ => 4,
-        };
-        (len, super::scalar::utf8_to_utf16(&s[read..read + len], &mut dst[written..]))
+        one_character(s, read, dst, written)
     }
 }
 
