@@ -281,14 +281,11 @@ mod tests {
             "\u{10ffff}",
             "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
         ];
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = super::super::xorshift(0x2545_F491_4F6C_DD1D);
         for _ in 0..300 {
             let mut text = alloc::string::String::new();
             while text.len() < 200 {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                text.push_str(pieces[(state % pieces.len() as u64) as usize]);
+                text.push_str(pieces[(next() % pieces.len() as u64) as usize]);
             }
             for (start, _) in text.char_indices() {
                 let s = &text[start..];

@@ -315,3 +315,15 @@ pub(crate) fn wide_units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usize
     out[a..a + b].copy_from_slice(&block[..b]);
     a + b
 }
+
+/// A xorshift64 generator for the kernels' tests: the same numbers for the same seed.
+#[cfg(test)]
+pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}

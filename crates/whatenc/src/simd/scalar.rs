@@ -486,13 +486,7 @@ mod tests {
     fn block_to_utf8_matches_char() {
         let classes: [&[u16]; 3] =
             [&[0, 0x41, 0x7F], &[0x80, 0xE9, 0x3B1, 0x7FF], &[0x800, 0x4E2D, 0xD7FF, 0xE000, 0xFFFF]];
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = super::super::xorshift(0x2545_F491_4F6C_DD1Du64);
         let check = |block: [u16; 8]| {
             let mut out = [0u8; 32];
             let n = block_to_utf8(block, &mut out);
@@ -521,13 +515,7 @@ mod tests {
     fn utf8_to_utf16_matches_std_on_runs() {
         let pools: [&[char]; 4] =
             [&['a', ' ', '7'], &['é', 'ж', 'ש'], &['中', 'あ', '한', '\u{FFFF}'], &['😀', '\u{10FFFF}']];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = super::super::xorshift(0x9E37_79B9_7F4A_7C15u64);
         for _ in 0..40 {
             let mut text = String::new();
             while text.chars().count() < 120 {
