@@ -1,7 +1,9 @@
 //! ISO-2022-JP (`encoding.bs` § "ISO-2022-JP").
 
 use super::euc_jp::{jis0208_code_point, jis0208_pointer};
-use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{
+    ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Input, Sink, Source, Status, decode_utf8_at,
+};
 use crate::tables::jis0208::ISO_2022_JP_KATAKANA;
 
 /// The ISO-2022-JP decoder states.
@@ -389,6 +391,19 @@ impl EncodeHandler for Iso2022JpEncoder {
     }
 }
 
+/// The index jis0208 pointer that [`Iso2022JpEncoder::step`] writes for a code
+/// point that is not ASCII in the jis0208 state without changing state (steps 8 to
+/// 10 and 13 to 15: U+2212 as U+FF0D, halfwidth katakana as their fullwidth forms).
+#[inline(always)]
+fn jis0208_run_pointer(code_point: u32) -> Option<u16> {
+    let code_point = match code_point {
+        0x2212 => 0xFF0D,
+        0xFF61..=0xFF9F => ISO_2022_JP_KATAKANA[(code_point - 0xFF61) as usize] as u32,
+        _ => code_point,
+    };
+    jis0208_pointer(code_point)
+}
+
 impl Iso2022JpEncoder {
     /// In the jis0208 state, the run of scalar values that [`Self::step`] would
     /// write as a pointer's two bytes without changing state (steps 8 to 10 and 13
@@ -396,19 +411,35 @@ impl Iso2022JpEncoder {
     #[inline(always)]
     fn jis0208_run<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>) {
         debug_assert_eq!(self.state, EncoderState::Jis0208);
+        if let Input::Utf8(text) = src.rest_input() {
+            // From `&str`: scalar values decoded from their UTF-8 in place, as many as
+            // the room holds without checking it again (a step writes 2 bytes).
+            let bytes = text.as_bytes();
+            let mut pos = 0;
+            'run: while dst.room() >= ENCODE_STEP {
+                // As many steps as leave the room at `ENCODE_STEP` or more before each.
+                for _ in 0..(dst.room() - ENCODE_STEP) / 2 + 1 {
+                    let Some(&lead) = bytes.get(pos) else { break 'run };
+                    if lead < 0x80 {
+                        break 'run;
+                    }
+                    // `text` is valid UTF-8: a lead byte's continuation bytes follow it.
+                    let (code_point, len) = decode_utf8_at(bytes, pos);
+                    let Some(pointer) = jis0208_run_pointer(code_point) else { break 'run };
+                    pos += len;
+                    dst.extend(&[(pointer / 94 + 0x21) as u8, (pointer % 94 + 0x21) as u8]);
+                }
+            }
+            src.advance(pos);
+            return;
+        }
         while dst.room() >= ENCODE_STEP {
             let Some((c, len)) = src.peek() else { return };
-            let mut code_point = c as u32;
+            let code_point = c as u32;
             if code_point < 0x80 {
                 return;
             }
-            if code_point == 0x2212 {
-                code_point = 0xFF0D;
-            }
-            if let 0xFF61..=0xFF9F = code_point {
-                code_point = ISO_2022_JP_KATAKANA[(code_point - 0xFF61) as usize] as u32;
-            }
-            let Some(pointer) = jis0208_pointer(code_point) else { return };
+            let Some(pointer) = jis0208_run_pointer(code_point) else { return };
             src.advance(len);
             dst.extend(&[(pointer / 94 + 0x21) as u8, (pointer % 94 + 0x21) as u8]);
         }
