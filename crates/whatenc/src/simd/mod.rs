@@ -3,12 +3,14 @@
 //! This is the only module where `cfg(target_arch)` and `unsafe` appear. The
 //! portable word-at-a-time kernels of [`scalar`] are built everywhere; on x86_64 the
 //! SSE2 twins in `x86_64` replace them (SSE2 is in the baseline). Kernels that need
-//! more, `ssse3` (UTF-8 → UTF-16, three-byte UTF-16 → UTF-8 blocks) and `avx512`
-//! (BW and VBMI: UTF-8 validation, alone or fused with a copy), `avx512_utf16` (BW, VL,
-//! VBMI2 and BMI2: sixteen UTF-16 units to UTF-8), are chosen at run time: `std`
-//! detects the feature once and caches it; without `std`, only a build that targets
-//! the feature uses them. UTF-8 validation falls back to simdutf8. Every kernel is
-//! tested against its scalar twin on inputs at every alignment.
+//! more, `ssse3` (UTF-8 → UTF-16, three-byte UTF-16 → UTF-8 blocks), `avx2` (UTF-8
+//! validation, alone or fused with a copy, 32 bytes a vector) and `avx512` (BW and
+//! VBMI: the same validation, 64 bytes a vector), `avx512_utf16` (BW, VL, VBMI2 and
+//! BMI2: sixteen UTF-16 units to UTF-8), are chosen at run time: `std` detects the
+//! feature once and caches it; without `std`, only a build that targets the feature
+//! uses them. UTF-8 validation takes the AVX-512 kernel, else the AVX2 one, else
+//! falls back to simdutf8. Every kernel is tested against its scalar twin on inputs
+//! at every alignment.
 //!
 //! A cap on the tier ([`crate::tier`]: `WHATENC_MAX_TIER` or `set_max_tier`) stops
 //! the choice at a lower tier, down to the portable kernels, so that one build runs
@@ -19,7 +21,7 @@
 //!
 //! Building with `RUSTFLAGS="--cfg whatenc_portable"` makes an x86_64 build
 //! choose its kernels as any other target does: the [`scalar`] kernels and simdutf8,
-//! no SSE2, SSSE3 or AVX-512 kernel. It is for running the whole test suite on the
+//! no SSE2, SSSE3, AVX2 or AVX-512 kernel. It is for running the whole test suite on the
 //! portable code (CI does), which other targets, such as aarch64, use; every
 //! `target_arch = "x86_64"` choice in this module goes with `not(whatenc_portable)`.
 
@@ -41,6 +43,8 @@ macro_rules! cpu_has {
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 use cpu_has;
 
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+mod avx2;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx512;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
@@ -119,21 +123,28 @@ sse2_or_portable! {
     fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
 }
 
-/// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it (detected once, at run
-/// time, with `std`), otherwise simdutf8's fastest kernel for this CPU; the text when
-/// all of `bytes` is valid.
+/// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it, else the
+/// AVX2 one (each detected once, at run time, with `std`, and within the cap on the
+/// tier), otherwise simdutf8's fastest kernel for this CPU; the text when all of
+/// `bytes` is valid.
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx512::available() {
-        // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-        return if unsafe { avx512::is_valid(bytes) } {
-            // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
-            // `bytes` valid.
-            Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+    {
+        let valid = if avx512::available() {
+            // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
+            Some(unsafe { avx512::is_valid(bytes) })
+        } else if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            Some(unsafe { avx2::is_valid(bytes) })
         } else {
             None
         };
+        if let Some(valid) = valid {
+            // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
+            // `bytes` valid.
+            return valid.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
+        }
     }
     simdutf8::basic::from_utf8(bytes).ok()
 }
@@ -143,12 +154,21 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
 #[inline]
 pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx512::available() {
-        // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-        let valid = &bytes[..unsafe { avx512::valid_up_to(bytes) }];
-        // SAFETY: the kernel found no error before `valid_up_to`, and the standard
-        // library placed it when there is one.
-        return unsafe { core::str::from_utf8_unchecked(valid) };
+    {
+        let valid_up_to = if avx512::available() {
+            // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
+            Some(unsafe { avx512::valid_up_to(bytes) })
+        } else if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            Some(unsafe { avx2::valid_up_to(bytes) })
+        } else {
+            None
+        };
+        if let Some(valid_up_to) = valid_up_to {
+            // SAFETY: the kernel found no error before `valid_up_to`, and the standard
+            // library placed it when there is one.
+            return unsafe { core::str::from_utf8_unchecked(&bytes[..valid_up_to]) };
+        }
     }
     if let Some(text) = validate_utf8(bytes) {
         return text;
@@ -159,23 +179,31 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 }
 
 /// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
-/// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW and
-/// AVX-512VBMI,
-/// one pass validates and copies.
+/// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW
+/// and AVX-512VBMI, or AVX2, one pass validates and copies.
 #[inline]
 pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx512::available() {
-        // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said. The
-        // length grows only by the bytes that the kernel copied into the spare
-        // capacity and found valid (the standard library placed the end when there is
-        // an error), so the string stays valid UTF-8; nothing before the old length
-        // is touched.
-        unsafe {
-            let vec = dst.as_mut_vec();
-            let valid = avx512::copy_valid_prefix(src, vec.spare_capacity_mut());
-            vec.set_len(vec.len() + valid);
+    {
+        // SAFETY: the length grows below only by the bytes that a kernel copied into
+        // the spare capacity and found valid (the standard library placed the end when
+        // there is an error), so the string stays valid UTF-8; nothing before the old
+        // length is touched.
+        let vec = unsafe { dst.as_mut_vec() };
+        let valid = if avx512::available() {
+            // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
+            Some(unsafe { avx512::copy_valid_prefix(src, vec.spare_capacity_mut()) })
+        } else if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            Some(unsafe { avx2::copy_valid_prefix(src, vec.spare_capacity_mut()) })
+        } else {
+            None
+        };
+        if let Some(valid) = valid {
+            // SAFETY: the kernel wrote the `valid` bytes after the old length, and they
+            // are valid UTF-8 (see above).
+            unsafe { vec.set_len(vec.len() + valid) };
             return valid;
         }
     }

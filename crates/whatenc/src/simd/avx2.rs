@@ -1,0 +1,508 @@
+//! AVX2 kernels, chosen at run time (with `std`) where the CPU has AVX2 and the cap
+//! on the tier allows it: UTF-8 validation, alone or fused with a copy, for machines
+//! without the AVX-512 kernels. The twins are [`super::scalar::utf8_valid_up_to`] and
+//! [`super::scalar::copy_valid_utf8_prefix`], and the tests compare them.
+//!
+//! The check is the lookup method of Keiser and Lemire ("Validating UTF-8 in less
+//! than one instruction per byte") with the error kinds of [`super::avx512`]: each
+//! byte, with the byte before it, is looked up in three 16-entry tables (one
+//! `vpshufb` each, the same table in both 128-bit lanes), indexed by the previous
+//! byte's high nibble, its low nibble and the byte's own high nibble; the AND of the
+//! three is the set of error kinds the pair shows. "Two continuation bytes in a row"
+//! is an error exactly when the byte is not the third or fourth of a sequence, which
+//! the bytes two and three back tell. The bytes before a block are read from memory
+//! (unaligned loads one, two and three bytes back), never shifted across lanes; the
+//! first block and the tail go through a zero-padded copy, so that a sequence cut by
+//! the end meets zeros and shows as an error.
+//!
+//! The main loop takes four blocks (128 bytes) at a time. When they are all ASCII and
+//! no sequence was left open before them, their sign bits are all it needs: one OR
+//! and one `vpmovmskb` per 128 bytes. Otherwise it checks all four with no branch
+//! between them and tests the errors once.
+
+use core::arch::x86_64::{
+    __m256i, _mm256_and_si256, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256, _mm256_subs_epu8, _mm256_testz_si256,
+    _mm256_xor_si256,
+};
+use core::mem::MaybeUninit;
+
+use super::avx512::{KINDS, TWO_CONTINUATIONS, valid_up_to_from};
+
+/// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX2, and
+/// the CPU has it (`std` caches the answer; without `std`, only when the build
+/// targets it).
+#[inline(always)]
+pub(crate) fn available() -> bool {
+    super::allows(crate::tier::Tier::Avx2) && cpu_has()
+}
+
+/// Whether the CPU has AVX2, whatever the cap on the tier.
+#[inline(always)]
+pub(crate) fn cpu_has() -> bool {
+    super::cpu_has!("avx2")
+}
+
+const BLOCK: usize = 32;
+
+/// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
+/// 16 entries, twice (`vpshufb` looks up within each 128-bit lane).
+const fn table(which: usize) -> [u8; BLOCK] {
+    let mut out = [0u8; BLOCK];
+    let mut i = 0;
+    while i < BLOCK {
+        let nibble = i % 16;
+        let mut k = 0;
+        while k < KINDS.len() {
+            let set = match which {
+                0 => KINDS[k].1,
+                1 => KINDS[k].2,
+                _ => KINDS[k].3,
+            };
+            if (set >> nibble) & 1 != 0 {
+                out[i] |= KINDS[k].0;
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+static PREV_HIGH: [u8; BLOCK] = table(0);
+static PREV_LOW: [u8; BLOCK] = table(1);
+static OWN_HIGH: [u8; BLOCK] = table(2);
+
+/// Per byte of a block, the largest value that leaves no sequence open at the end of
+/// the block: any byte but the last three; the third last below F0, the second last
+/// below E0, the last below C0. A saturating subtraction of these is zero exactly
+/// when the block ends on a character boundary (or an error that its check finds).
+static CLOSED: [u8; BLOCK] = {
+    let mut max = [0xFF; BLOCK];
+    max[BLOCK - 3] = 0xEF;
+    max[BLOCK - 2] = 0xDF;
+    max[BLOCK - 1] = 0xBF;
+    max
+};
+
+/// # Safety
+/// The 32 bytes at `p` must be readable, and the CPU must have AVX (AVX2 implies it).
+#[inline(always)]
+unsafe fn load(p: *const u8) -> __m256i {
+    // SAFETY: the caller makes the 32 bytes at `p` readable; the CPU has AVX.
+    unsafe { _mm256_loadu_si256(p.cast()) }
+}
+
+/// # Safety
+/// The 32 bytes at `p` must be writable, and the CPU must have AVX (AVX2 implies it).
+#[inline(always)]
+unsafe fn store(p: *mut u8, v: __m256i) {
+    // SAFETY: the caller makes the 32 bytes at `p` writable; the CPU has AVX.
+    unsafe { _mm256_storeu_si256(p.cast(), v) }
+}
+
+/// Whether any byte of `v` has its sign bit set (is not ASCII).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn any_high(v: __m256i) -> bool {
+    _mm256_movemask_epi8(v) != 0
+}
+
+/// Whether `v` is all zeros.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn all_zero(v: __m256i) -> bool {
+    _mm256_testz_si256(v, v) == 1
+}
+
+/// Whether the block `bytes` ends on a character boundary (or on an error its own
+/// check finds): see [`CLOSED`].
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn closed(bytes: __m256i) -> bool {
+    // SAFETY: `CLOSED` is 32 bytes. The CPU has AVX2: this function enables it, and its
+    // callers checked.
+    all_zero(_mm256_subs_epu8(bytes, unsafe { load(CLOSED.as_ptr()) }))
+}
+
+/// The block of 32 bytes `bytes`, loaded from `p`, mapped to the errors each byte
+/// shows (nonzero bytes where there are errors).
+///
+/// # Safety
+/// The three bytes before `p` must be readable too (the end of the previous block,
+/// or zeros), and the CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn block_errors(p: *const u8, bytes: __m256i) -> __m256i {
+    // SAFETY: the caller makes `p - 3 .. p + 32` readable. The CPU has AVX2: this
+    // function enables it, and its callers checked.
+    let (prev1, prev2, prev3) = unsafe { (load(p.sub(1)), load(p.sub(2)), load(p.sub(3))) };
+    // SAFETY: the tables are 32 bytes each. The CPU has AVX2, as above.
+    let (prev_high_t, prev_low_t, own_high_t) =
+        unsafe { (load(PREV_HIGH.as_ptr()), load(PREV_LOW.as_ptr()), load(OWN_HIGH.as_ptr())) };
+    let nibble = _mm256_set1_epi8(0x0F);
+    // `vpshufb` gives zero for an index with its sign bit set: every index is masked
+    // to its nibble.
+    let high = |v: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
+    // The error kinds each byte may show: the AND of the three lookups.
+    let kinds = _mm256_and_si256(
+        _mm256_and_si256(
+            _mm256_shuffle_epi8(prev_high_t, high(prev1)),
+            _mm256_shuffle_epi8(prev_low_t, _mm256_and_si256(prev1, nibble)),
+        ),
+        _mm256_shuffle_epi8(own_high_t, high(bytes)),
+    );
+    // The third and fourth bytes of sequences, where two continuation bytes are due:
+    // the byte two back is E0 or more, or the one three back F0 or more, which the
+    // subtractions (saturating at zero) turn into a set sign bit.
+    let inside = _mm256_or_si256(
+        _mm256_subs_epu8(prev2, _mm256_set1_epi8(0x60)),
+        _mm256_subs_epu8(prev3, _mm256_set1_epi8(0x70)),
+    );
+    // TWO_CONTINUATIONS, the sign bit, is an error exactly where it is not due.
+    _mm256_xor_si256(kinds, _mm256_and_si256(inside, _mm256_set1_epi8(TWO_CONTINUATIONS as i8)))
+}
+
+/// Blocks per step of the main loop, checked without a branch between them, so that
+/// text that switches between ASCII and not every few dozen bytes (markup and words)
+/// costs one well-predicted branch per group.
+const GROUP: usize = 4 * BLOCK;
+
+/// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
+/// `src.len()` bytes). `Ok` when it is all valid; otherwise `Err(at)` where `src[..at]`
+/// is valid UTF-8 but for, possibly, a sequence cut at `at` (no error shows before
+/// `at`), and `src[..at]` has been copied: the contract of [`super::avx512`]'s twin,
+/// which [`valid_up_to_from`] completes.
+///
+/// # Safety
+/// The CPU must have AVX2; with `COPY`, `dst` must have room for `src.len()` bytes
+/// and not overlap `src`.
+#[target_feature(enable = "avx2")]
+unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
+    let len = src.len();
+    let base = src.as_ptr();
+    // The first block and the tail go through this: three bytes before, 32 after.
+    let mut padded = [0u8; 3 + BLOCK];
+    let mut pos = 0;
+    // Whether no sequence is left open before `pos`.
+    let mut closed_before = true;
+    if len >= BLOCK {
+        padded[3..].copy_from_slice(&src[..BLOCK]);
+        // SAFETY: `padded` holds the block and three zeros before it. The CPU has
+        // AVX2: this function enables it, and its callers checked.
+        let bytes = unsafe { load(padded.as_ptr().add(3)) };
+        if any_high(bytes) {
+            // SAFETY: as above.
+            if !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
+                return Err(0);
+            }
+            // SAFETY: the CPU has AVX2, as above.
+            closed_before = unsafe { closed(bytes) };
+        }
+        if COPY {
+            // SAFETY: `dst` has room for `len >= 32` bytes. The CPU has AVX2, as above.
+            unsafe { store(dst, bytes) };
+        }
+        pos = BLOCK;
+        while pos + GROUP <= len {
+            // SAFETY: `pos - 3 .. pos + 128` is inside `src` (pos >= 32).
+            let p = unsafe { base.add(pos) };
+            // SAFETY: as above. The CPU has AVX2: this function enables it, and its
+            // callers checked.
+            let (a, b, c, d) = unsafe { (load(p), load(p.add(BLOCK)), load(p.add(2 * BLOCK)), load(p.add(3 * BLOCK))) };
+            if !closed_before || any_high(_mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d))) {
+                // SAFETY: as above: `p - 3 .. p + 128` is readable.
+                let errors = unsafe {
+                    _mm256_or_si256(
+                        _mm256_or_si256(block_errors(p, a), block_errors(p.add(BLOCK), b)),
+                        _mm256_or_si256(block_errors(p.add(2 * BLOCK), c), block_errors(p.add(3 * BLOCK), d)),
+                    )
+                };
+                if !all_zero(errors) {
+                    return Err(pos);
+                }
+                // SAFETY: the CPU has AVX2, as above.
+                closed_before = unsafe { closed(d) };
+            }
+            if COPY {
+                // SAFETY: `dst` has room for `len` bytes. The CPU has AVX2, as above.
+                unsafe {
+                    store(dst.add(pos), a);
+                    store(dst.add(pos + BLOCK), b);
+                    store(dst.add(pos + 2 * BLOCK), c);
+                    store(dst.add(pos + 3 * BLOCK), d);
+                }
+            }
+            pos += GROUP;
+        }
+        while pos + BLOCK <= len {
+            // SAFETY: `pos - 3 .. pos + 32` is inside `src` (pos >= 32). The CPU has
+            // AVX2: this function enables it, and its callers checked.
+            let p = unsafe { base.add(pos) };
+            // SAFETY: as above.
+            let bytes = unsafe { load(p) };
+            if !closed_before || any_high(bytes) {
+                // SAFETY: as above.
+                if !all_zero(unsafe { block_errors(p, bytes) }) {
+                    return Err(pos);
+                }
+                // SAFETY: the CPU has AVX2, as above.
+                closed_before = unsafe { closed(bytes) };
+            }
+            if COPY {
+                // SAFETY: `dst` has room for `len` bytes. The CPU has AVX2, as above.
+                unsafe { store(dst.add(pos), bytes) };
+            }
+            pos += BLOCK;
+        }
+    }
+    if pos < len {
+        // The tail, shorter than a block, with zeros after it: a sequence cut by the
+        // end meets them and shows as an error.
+        let before = pos.min(3);
+        padded = [0u8; 3 + BLOCK];
+        padded[3 - before..3 + len - pos].copy_from_slice(&src[pos - before..]);
+        // SAFETY: `padded` holds the tail, zeros after it and three bytes before. The
+        // CPU has AVX2: this function enables it, and its callers checked.
+        let bytes = unsafe { load(padded.as_ptr().add(3)) };
+        // SAFETY: as above.
+        if (!closed_before || any_high(bytes)) && !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
+            return Err(pos);
+        }
+        if COPY {
+            // SAFETY: `dst` has room for `len` bytes, `src` holds them, and they do not
+            // overlap (the caller's precondition).
+            unsafe { core::ptr::copy_nonoverlapping(base.add(pos), dst.add(pos), len - pos) };
+        }
+    } else if !closed_before {
+        // Ends on a block boundary with a sequence open.
+        return Err(len);
+    }
+    Ok(())
+}
+
+/// Whether `src` is all valid UTF-8.
+///
+/// # Safety
+/// The CPU must have AVX2: call it only where [`cpu_has`] (or [`available`]) returned
+/// `true`.
+#[inline]
+pub(crate) unsafe fn is_valid(src: &[u8]) -> bool {
+    debug_assert!(cpu_has());
+    // SAFETY: the CPU has AVX2 (the caller's precondition); `check` reads only `src`
+    // without `COPY`.
+    unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
+}
+
+/// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`).
+///
+/// # Safety
+/// The CPU must have AVX2: call it only where [`cpu_has`] (or [`available`]) returned
+/// `true`.
+#[inline]
+pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
+    debug_assert!(cpu_has());
+    // SAFETY: the CPU has AVX2 (the caller's precondition); `check` reads only `src`
+    // without `COPY`.
+    match unsafe { check::<false>(src, core::ptr::null_mut()) } {
+        Ok(()) => src.len(),
+        Err(at) => valid_up_to_from(src, at),
+    }
+}
+
+/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
+/// validating as it copies; returns its length.
+///
+/// # Safety
+/// The CPU must have AVX2: call it only where [`cpu_has`] (or [`available`]) returned
+/// `true`.
+#[inline]
+pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+    debug_assert!(cpu_has());
+    let src = &src[..src.len().min(dst.len())];
+    let out = dst.as_mut_ptr().cast::<u8>();
+    // SAFETY: the CPU has AVX2 (the caller's precondition); `dst` has room for all of
+    // `src` and does not overlap it (it is a `&mut`).
+    match unsafe { check::<true>(src, out) } {
+        Ok(()) => src.len(),
+        Err(at) => {
+            let valid = valid_up_to_from(src, at);
+            if valid > at {
+                // SAFETY: `at <= valid <= src.len() <= dst.len()`, and the two do not
+                // overlap (`dst` is a `&mut`).
+                unsafe { core::ptr::copy_nonoverlapping(src.as_ptr().add(at), out.add(at), valid - at) };
+            }
+            valid
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::avx512::tests::{Rng, SOME, random_text};
+    use super::super::scalar;
+    use super::*;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// Compares the kernels with their twins on `bytes` (the fused copy too when
+    /// `copy`).
+    fn same(bytes: &[u8], copy: bool) {
+        assert!(cpu_has(), "the callers check the CPU first");
+        let expected = scalar::utf8_valid_up_to(bytes);
+        // SAFETY (every call below): the CPU has AVX2, as just asserted.
+        assert_eq!(unsafe { is_valid(bytes) }, expected == bytes.len(), "{bytes:02X?}");
+        assert_eq!(unsafe { valid_up_to(bytes) }, expected, "{bytes:02X?}");
+        if copy {
+            let mut out = vec![MaybeUninit::new(0xAAu8); bytes.len() + 1];
+            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out) }, expected, "{bytes:02X?}");
+            // SAFETY: the kernel wrote (or the fill left) every byte.
+            let copied: Vec<u8> = out[..expected].iter().map(|b| unsafe { b.assume_init() }).collect();
+            assert_eq!(copied, &bytes[..expected]);
+            // A destination shorter than the input.
+            let short = bytes.len() / 2;
+            let expected = scalar::utf8_valid_up_to(&bytes[..short]);
+            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out[..short]) }, expected, "{bytes:02X?}");
+        }
+    }
+
+    /// Every byte pair (and every lone byte) at the offsets around the first block,
+    /// every block boundary of the first two groups and of the single-block loop after
+    /// them, and the tail, in inputs that end there or run on.
+    #[test]
+    fn avx2_short_sequences_at_every_offset() {
+        if !cpu_has() {
+            return;
+        }
+        let mut buf = [b'a'; 420];
+        let offsets = (0..=38)
+            .chain(61..=67)
+            .chain(93..=99)
+            .chain(125..=131)
+            .chain(157..=163)
+            .chain(285..=291)
+            .chain(317..=323)
+            .chain(349..=355)
+            .chain(381..=387);
+        for first in 0..=255u8 {
+            for second in (0..=255u8).map(Some).chain([None]) {
+                let seq: Vec<u8> = [Some(first), second].into_iter().flatten().collect();
+                for offset in offsets.clone() {
+                    let totals: &[usize] = if offset <= 38 {
+                        &[offset + seq.len(), 32, 64, 67, 160, 170]
+                    } else {
+                        &[offset + seq.len(), 400]
+                    };
+                    for &total in totals {
+                        if total < offset + seq.len() {
+                            continue;
+                        }
+                        buf[offset..offset + seq.len()].copy_from_slice(&seq);
+                        same(&buf[..total], false);
+                        buf[offset..offset + seq.len()].fill(b'a');
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every lead byte from C0 with every second byte and a sample of third and fourth
+    /// bytes (overlongs, surrogates, above U+10FFFF, truncations) across block and
+    /// group boundaries.
+    #[test]
+    fn avx2_long_sequences_at_boundaries() {
+        if !cpu_has() {
+            return;
+        }
+        let mut buf = [b'a'; 420];
+        for first in 0xC0..=0xFFu8 {
+            for second in 0..=255u8 {
+                for third in SOME {
+                    for fourth in SOME.into_iter().map(Some).chain([None]) {
+                        let seq: Vec<u8> =
+                            [Some(first), Some(second), Some(third), fourth].into_iter().flatten().collect();
+                        for offset in [0, 29, 30, 31, 62, 126, 157, 158, 159, 286, 318, 381, 382, 383] {
+                            for total in [offset + seq.len(), if offset < 32 { 64 } else { 400 }] {
+                                buf[offset..offset + seq.len()].copy_from_slice(&seq);
+                                same(&buf[..total], false);
+                                buf[offset..offset + seq.len()].fill(b'a');
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn avx2_random_inputs_at_every_alignment() {
+        if !cpu_has() {
+            return;
+        }
+        let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
+        let mut buf = vec![0u8; 64 + 800];
+        for case in 0..1_000_000 {
+            let len = rng.below(if case % 16 == 0 { 800 } else { 300 });
+            let align = rng.below(64);
+            let bytes = &mut buf[align..align + len];
+            match case % 3 {
+                0 => {
+                    // Random bytes, mostly ASCII or mostly not.
+                    let high = rng.below(4);
+                    for b in bytes.iter_mut() {
+                        *b = rng.next() as u8;
+                        if rng.below(4) >= high {
+                            *b &= 0x7F;
+                        }
+                    }
+                }
+                _ => {
+                    let text = random_text(&mut rng, len);
+                    bytes.copy_from_slice(&text[..len]);
+                    if case % 3 == 2 && len > 0 {
+                        for _ in 0..1 + rng.below(2) {
+                            let at = rng.below(len);
+                            bytes[at] = match rng.below(3) {
+                                0 => rng.next() as u8,
+                                1 => SOME[rng.below(SOME.len())],
+                                _ => bytes[at] ^ (1 << rng.below(8)),
+                            };
+                        }
+                    }
+                }
+            }
+            same(&buf[align..align + len], case % 4 == 0);
+        }
+    }
+
+    #[test]
+    fn avx2_long_texts_with_one_error_anywhere() {
+        if !cpu_has() {
+            return;
+        }
+        let mut rng = Rng(4242);
+        for _ in 0..300 {
+            let len = 1000 + rng.below(3000);
+            let mut text = random_text(&mut rng, len);
+            same(&text, true);
+            let at = rng.below(text.len());
+            text[at] = SOME[rng.below(SOME.len())];
+            same(&text, true);
+        }
+        // All ASCII, then one character (whole, cut, or a lone continuation byte) at
+        // every position of the last blocks: ends of groups, of blocks, and tails.
+        for len in [64, 95, 96, 160, 191, 192, 288, 320, 351, 416, 417, 449] {
+            for at in len - 40..len {
+                for seq in [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80", b"\xF4\x90"] {
+                    let mut bytes = vec![b'x'; len];
+                    let end = (at + seq.len()).min(len);
+                    bytes[at..end].copy_from_slice(&seq[..end - at]);
+                    same(&bytes, true);
+                }
+            }
+        }
+    }
+}
