@@ -19,11 +19,22 @@
 //! no sequence was left open before them, their sign bits are all it needs: one OR
 //! and one `vpmovmskb` per 128 bytes. Otherwise it checks all four with no branch
 //! between them and tests the errors once.
+//!
+//! The ASCII kernels ([`copy_ascii_to_ascii`], [`copy_ascii_to_utf16`],
+//! [`copy_utf16_ascii_to_bytes`], [`utf16_bytes_to_units`]) are the twins of the SSE2
+//! ones in [`super::x86_64`] at 32 units a step; the dispatch in [`super`] calls them
+//! only once the SSE2 kernel has found a first 16 units of a run, so that short runs
+//! (a space between words) stay inline. They store at most 16 units past the run
+//! they report ([`super::utf8_out::SCRATCH`]): a vector whose run ends in its first
+//! half is stored by its first half only. The last step is a whole vector that ends
+//! at the end of the input, overlapping units already copied.
 
 use core::arch::x86_64::{
-    __m256i, _mm256_and_si256, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
-    _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256, _mm256_subs_epu8, _mm256_testz_si256,
-    _mm256_xor_si256,
+    __m128i, __m256i, _mm_storeu_si128, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi16,
+    _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
+    _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_set1_epi8, _mm256_set1_epi16,
+    _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256,
+    _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
 };
 use core::mem::MaybeUninit;
 
@@ -340,6 +351,171 @@ pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) 
     }
 }
 
+/// Stores the vector `v` of 32 bytes at `p` when `run` (the ASCII bytes at its
+/// start) is 16 or more, else its first half: never more than 16 bytes past the run.
+///
+/// # Safety
+/// The 32 bytes at `p` must be writable, and the CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn store_run(p: *mut u8, v: __m256i, run: usize) {
+    if run >= 16 {
+        // SAFETY: the caller makes the 32 bytes at `p` writable; the CPU has AVX2.
+        unsafe { store(p, v) };
+    } else {
+        // SAFETY: as above, for the first 16 of them.
+        unsafe { _mm_storeu_si128(p.cast::<__m128i>(), _mm256_castsi256_si128(v)) };
+    }
+}
+
+/// The offsets of the steps over `limit >= 32` units, 32 at a time: the last one
+/// ends at `limit`, overlapping the one before when `limit` is not a multiple of 32.
+#[inline(always)]
+fn step_at(pos: usize, limit: usize) -> usize {
+    pos.min(limit - BLOCK)
+}
+
+/// Twin of [`super::scalar::copy_ascii_to_ascii`] (and of the SSE2 kernel): copies
+/// the longest ASCII prefix of `src` that fits in `dst`; returns its length.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
+    let limit = src.len().min(dst.len());
+    if limit < BLOCK {
+        return super::x86_64::copy_ascii_to_ascii(src, dst);
+    }
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut pos = 0;
+    while pos < limit {
+        let at = step_at(pos, limit);
+        // SAFETY: `at + 32 <= limit`, inside both slices. The CPU has AVX2: this
+        // function enables it, and its callers checked.
+        let v = unsafe { load(s.add(at)) };
+        let mask = _mm256_movemask_epi8(v) as u32;
+        let run = mask.trailing_zeros() as usize;
+        // SAFETY: as above.
+        unsafe { store_run(d.add(at), v, run) };
+        if mask != 0 {
+            return at + run;
+        }
+        pos = at + BLOCK;
+    }
+    limit
+}
+
+/// Twin of [`super::scalar::copy_ascii_to_utf16`] (and of the SSE2 kernel): widens the
+/// longest ASCII prefix of `src` that fits in `dst`; returns its length.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    let limit = src.len().min(dst.len());
+    if limit < BLOCK {
+        return super::x86_64::copy_ascii_to_utf16(src, dst);
+    }
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
+    let mut pos = 0;
+    while pos < limit {
+        let at = step_at(pos, limit);
+        // SAFETY: `at + 32 <= limit`: 32 bytes of `src`, 32 units (64 bytes) of `dst`.
+        // The CPU has AVX2: this function enables it, and its callers checked.
+        let v = unsafe { load(s.add(at)) };
+        let mask = _mm256_movemask_epi8(v) as u32;
+        let run = mask.trailing_zeros() as usize;
+        // SAFETY: as above. The second 16 units only when the run reaches them.
+        unsafe {
+            store(d.add(2 * at), _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)));
+            if run >= 16 {
+                store(d.add(2 * at + BLOCK), _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)));
+            }
+        }
+        if mask != 0 {
+            return at + run;
+        }
+        pos = at + BLOCK;
+    }
+    limit
+}
+
+/// Twin of [`super::scalar::copy_utf16_ascii_to_bytes`] (and of the SSE2 kernel):
+/// narrows the longest run of ASCII code units of `src` that fits in `dst`; returns
+/// its length.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+    let limit = src.len().min(dst.len());
+    if limit < BLOCK {
+        return super::x86_64::copy_utf16_ascii_to_bytes(src, dst);
+    }
+    let (s, d) = (src.as_ptr().cast::<u8>(), dst.as_mut_ptr());
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let mut pos = 0;
+    while pos < limit {
+        let at = step_at(pos, limit);
+        // SAFETY: `at + 32 <= limit`: 32 units (64 bytes) of `src`, 32 bytes of `dst`.
+        // The CPU has AVX2: this function enables it, and its callers checked.
+        let (a, b) = unsafe { (load(s.add(2 * at)), load(s.add(2 * at + BLOCK))) };
+        // `vpackuswb` packs within 128-bit lanes: the 64-bit quarters back in order.
+        let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
+        if _mm256_testz_si256(_mm256_or_si256(a, b), not_ascii) == 1 {
+            // SAFETY: as above.
+            unsafe { store(d.add(at), packed) };
+            pos = at + BLOCK;
+            continue;
+        }
+        let zero = _mm256_setzero_si256();
+        let ascii = _mm256_packs_epi16(
+            _mm256_cmpeq_epi16(_mm256_and_si256(a, not_ascii), zero),
+            _mm256_cmpeq_epi16(_mm256_and_si256(b, not_ascii), zero),
+        );
+        let mask = _mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(ascii)) as u32;
+        let run = mask.trailing_ones() as usize;
+        // SAFETY: as above.
+        unsafe { store_run(d.add(at), packed, run) };
+        return at + run;
+    }
+    limit
+}
+
+/// Twin of [`super::scalar::utf16_bytes_to_units`] (and of the SSE2 kernel): UTF-16
+/// bytes to code units while they are not surrogates and fit in `dst`; returns the
+/// units written.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
+    const UNITS: usize = BLOCK / 2;
+    let limit = (src.len() / 2).min(dst.len());
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
+    let swap = _mm256_setr_epi8(
+        1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14,
+    );
+    let top = _mm256_set1_epi16(0xF800u16 as i16);
+    let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
+    let mut n = 0;
+    while n + UNITS <= limit {
+        // SAFETY: `n + 16 <= limit`: 32 bytes of `src` and of `dst`. The CPU has AVX2:
+        // this function enables it, and its callers checked.
+        let v = unsafe { load(s.add(2 * n)) };
+        let units = if big_endian { _mm256_shuffle_epi8(v, swap) } else { v };
+        // A surrogate is 0xD800..=0xDFFF: its top five bits are 11011.
+        let surrogates = _mm256_cmpeq_epi16(_mm256_and_si256(units, top), surrogate);
+        if _mm256_testz_si256(surrogates, surrogates) == 0 {
+            break;
+        }
+        // SAFETY: as above.
+        unsafe { store(d.add(2 * n), units) };
+        n += UNITS;
+    }
+    n + super::x86_64::utf16_bytes_to_units(&src[2 * n..2 * limit], &mut dst[n..limit], big_endian)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::avx512::tests::{Rng, SOME, random_text};
@@ -501,6 +677,64 @@ mod tests {
                     let end = (at + seq.len()).min(len);
                     bytes[at..end].copy_from_slice(&seq[..end - at]);
                     same(&bytes, true);
+                }
+            }
+        }
+    }
+    /// The ASCII kernels against their scalar twins: every length up to 140 at every
+    /// alignment, with the first non-ASCII unit (or surrogate) at every position, and
+    /// output buffers shorter and longer than the input; nothing written more than 16
+    /// units past the reported run.
+    #[test]
+    fn avx2_ascii_kernels_match_scalar_twins() {
+        if !cpu_has() {
+            return;
+        }
+        const FILL: u8 = 0xEE;
+        let base: Vec<u8> = (0..200u8).map(|i| b'a' + i % 26).collect();
+        for start in 0..33 {
+            for len in 0..140 {
+                for bad in (0..=len).filter(|b| b % 5 == 0 || *b + 3 > len || (14..19).contains(&(b % 32))) {
+                    let mut bytes = base.clone();
+                    if bad < len {
+                        bytes[start + bad] = 0x80 | bad as u8;
+                    }
+                    let src = &bytes[start..start + len];
+                    let units: Vec<u16> =
+                        src.iter().map(|&b| if b >= 0x80 { 0x100 + b as u16 } else { b as u16 }).collect();
+                    for out_len in [0, len / 2, len.saturating_sub(1), len, len + 40] {
+                        let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
+                        // SAFETY (every kernel call below): the CPU has AVX2, as checked.
+                        let n = unsafe { copy_ascii_to_ascii(src, &mut a) };
+                        assert_eq!(n, scalar::copy_ascii_to_ascii(src, &mut b), "{start} {len} {bad} {out_len}");
+                        assert_eq!(a[..n], b[..n]);
+                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                        let (mut a, mut b) = (vec![0xEEEEu16; out_len], vec![0u16; out_len]);
+                        let n = unsafe { copy_ascii_to_utf16(src, &mut a) };
+                        assert_eq!(n, scalar::copy_ascii_to_utf16(src, &mut b));
+                        assert_eq!(a[..n], b[..n]);
+                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == 0xEEEE), "scratch");
+                        let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
+                        let n = unsafe { copy_utf16_ascii_to_bytes(&units, &mut a) };
+                        assert_eq!(n, scalar::copy_utf16_ascii_to_bytes(&units, &mut b));
+                        assert_eq!(a[..n], b[..n]);
+                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                        let (mut a, mut b) = (vec![0xEEEEu16; out_len], vec![0u16; out_len]);
+                        for big_endian in [false, true] {
+                            // The non-ASCII unit becomes a surrogate (or not, 0x1xx).
+                            let bytes: Vec<u8> = units
+                                .iter()
+                                .map(|&u| if u >= 0x100 && bad % 2 == 0 { u + 0xD700 } else { u })
+                                .flat_map(|u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() })
+                                .collect();
+                            for cut in [bytes.len(), bytes.len().saturating_sub(1)] {
+                                let src = &bytes[..cut];
+                                let n = unsafe { utf16_bytes_to_units(src, &mut a, big_endian) };
+                                assert_eq!(n, scalar::utf16_bytes_to_units(src, &mut b, big_endian));
+                                assert_eq!(a[..n], b[..n]);
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -4,7 +4,7 @@
 //! portable word-at-a-time kernels of [`scalar`] are built everywhere; on x86_64 the
 //! SSE2 twins in `x86_64` replace them (SSE2 is in the baseline). Kernels that need
 //! more, `ssse3` (UTF-8 → UTF-16, three-byte UTF-16 → UTF-8 blocks), `avx2` (UTF-8
-//! validation, alone or fused with a copy, 32 bytes a vector) and `avx512` (BW and
+//! validation, alone or fused with a copy, and the ASCII runs, 32 bytes a vector) and `avx512` (BW and
 //! VBMI: the same validation, 64 bytes a vector), `avx512_utf16` (BW, VL, VBMI2 and
 //! BMI2: sixteen UTF-16 units to UTF-8), are chosen at run time: `std` detects the
 //! feature once and caches it; without `std`, only a build that targets the feature
@@ -114,13 +114,97 @@ macro_rules! sse2_or_portable {
 }
 
 sse2_or_portable! {
-    fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
-    fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
-    fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
     fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize);
     fn decode_table_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256], start: u8, len: u8, delta: u16) -> usize;
     fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize;
-    fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
+}
+
+/// The SSE2 or portable kernels of the ASCII runs that have AVX2 twins too.
+mod below_avx2 {
+    use super::scalar;
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    use super::{Tier, allows, x86_64};
+
+    sse2_or_portable! {
+        fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
+        fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
+        fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
+        fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
+    }
+}
+
+/// The units of a run that the SSE2 kernel takes, inline, before the AVX2 kernel (a
+/// call) takes over: runs shorter than this (a space between words) never pay for
+/// the call.
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+const AVX2_AFTER: usize = 16;
+
+/// Copies the longest ASCII prefix of `src` that fits in `dst`; returns its length.
+/// The AVX2 kernel where the cap and the CPU allow it, after the first
+/// [`AVX2_AFTER`] bytes; else SSE2, else portable.
+#[inline(always)]
+pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if avx2::available() {
+        let n = x86_64::copy_ascii_to_ascii(&src[..src.len().min(AVX2_AFTER)], dst);
+        if n < AVX2_AFTER {
+            return n;
+        }
+        // SAFETY: the CPU has AVX2, as `available` just said.
+        return n + unsafe { avx2::copy_ascii_to_ascii(&src[n..], &mut dst[n..]) };
+    }
+    below_avx2::copy_ascii_to_ascii(src, dst)
+}
+
+/// Widens the longest ASCII prefix of `src` that fits in `dst`; returns its length.
+/// The AVX2 kernel where the cap and the CPU allow it, after the first
+/// [`AVX2_AFTER`] bytes; else SSE2, else portable.
+#[inline(always)]
+pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if avx2::available() {
+        let n = x86_64::copy_ascii_to_utf16(&src[..src.len().min(AVX2_AFTER)], dst);
+        if n < AVX2_AFTER {
+            return n;
+        }
+        // SAFETY: the CPU has AVX2, as `available` just said.
+        return n + unsafe { avx2::copy_ascii_to_utf16(&src[n..], &mut dst[n..]) };
+    }
+    below_avx2::copy_ascii_to_utf16(src, dst)
+}
+
+/// Narrows the longest run of ASCII code units of `src` that fits in `dst`; returns
+/// its length. The AVX2 kernel where the cap and the CPU allow it, after the first
+/// [`AVX2_AFTER`] units; else SSE2, else portable.
+#[inline(always)]
+pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if avx2::available() {
+        let n = x86_64::copy_utf16_ascii_to_bytes(&src[..src.len().min(AVX2_AFTER)], dst);
+        if n < AVX2_AFTER {
+            return n;
+        }
+        // SAFETY: the CPU has AVX2, as `available` just said.
+        return n + unsafe { avx2::copy_utf16_ascii_to_bytes(&src[n..], &mut dst[n..]) };
+    }
+    below_avx2::copy_utf16_ascii_to_bytes(src, dst)
+}
+
+/// Turns UTF-16 bytes into code units while they are not surrogates and fit in
+/// `dst`; returns the units written. The AVX2 kernel where the cap and the CPU allow
+/// it, after the first [`AVX2_AFTER`] bytes; else SSE2, else portable.
+#[inline(always)]
+pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if avx2::available() {
+        let n = x86_64::utf16_bytes_to_units(&src[..src.len().min(AVX2_AFTER)], dst, big_endian);
+        if n < AVX2_AFTER / 2 {
+            return n;
+        }
+        // SAFETY: the CPU has AVX2, as `available` just said.
+        return n + unsafe { avx2::utf16_bytes_to_units(&src[2 * n..], &mut dst[n..], big_endian) };
+    }
+    below_avx2::utf16_bytes_to_units(src, dst, big_endian)
 }
 
 /// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it, else the
