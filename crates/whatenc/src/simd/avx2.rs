@@ -21,7 +21,8 @@
 //! between them and tests the errors once.
 //!
 //! The ASCII kernels ([`copy_ascii_to_ascii`], [`copy_ascii_to_utf16`],
-//! [`copy_utf16_ascii_to_bytes`], [`utf16_bytes_to_units`]) are the twins of the SSE2
+//! [`copy_utf16_ascii_to_bytes`], [`utf16_bytes_ascii_to_bytes`],
+//! [`utf16_bytes_to_units`]) are the twins of the SSE2
 //! ones in [`super::x86_64`] at 32 units a step; the dispatch in [`super`] calls them
 //! only once the SSE2 kernel has found a first 16 units of a run, so that short runs
 //! (a space between words) stay inline. They store at most 16 units past the run
@@ -452,14 +453,58 @@ pub(crate) unsafe fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> u
     if limit < BLOCK {
         return super::x86_64::copy_utf16_ascii_to_bytes(src, dst);
     }
-    let (s, d) = (src.as_ptr().cast::<u8>(), dst.as_mut_ptr());
+    // SAFETY: `src` holds `limit` units (native order, so no swap), `dst` `limit`
+    // bytes; the CPU has AVX2 (the caller's precondition).
+    unsafe { narrow_ascii(src.as_ptr().cast(), limit, dst.as_mut_ptr(), false) }
+}
+
+/// Twin of [`super::scalar::utf16_bytes_ascii_to_bytes`] (and of the SSE2 kernel):
+/// narrows the run of ASCII code units at the start of UTF-16 bytes into `dst` as far
+/// as it fits; returns the units copied.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
+    let limit = (src.len() / 2).min(dst.len());
+    if limit < BLOCK {
+        return super::x86_64::utf16_bytes_ascii_to_bytes(src, dst, big_endian);
+    }
+    // SAFETY: `src` holds `limit` units (`2 * limit` bytes), `dst` `limit` bytes; the
+    // CPU has AVX2 (the caller's precondition).
+    unsafe { narrow_ascii(src.as_ptr(), limit, dst.as_mut_ptr(), big_endian) }
+}
+
+/// The bytes that swap the two bytes of each 16-bit lane, for `vpshufb`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn byte_swap() -> __m256i {
+    _mm256_setr_epi8(
+        1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14,
+    )
+}
+
+/// Narrows the run of ASCII code units at `s` (`limit >= 32` of them, byte-swapped
+/// first when `swap`) into `d`; returns its length.
+///
+/// # Safety
+/// `s` must hold `2 * limit` readable bytes and `d` `limit` writable ones, and the CPU
+/// must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn narrow_ascii(s: *const u8, limit: usize, d: *mut u8, swap: bool) -> usize {
+    debug_assert!(limit >= BLOCK);
     let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let swap_bytes = byte_swap();
     let mut pos = 0;
     while pos < limit {
         let at = step_at(pos, limit);
-        // SAFETY: `at + 32 <= limit`: 32 units (64 bytes) of `src`, 32 bytes of `dst`.
+        // SAFETY: `at + 32 <= limit`: 32 units (64 bytes) of `s`, 32 bytes of `d`.
         // The CPU has AVX2: this function enables it, and its callers checked.
-        let (a, b) = unsafe { (load(s.add(2 * at)), load(s.add(2 * at + BLOCK))) };
+        let (mut a, mut b) = unsafe { (load(s.add(2 * at)), load(s.add(2 * at + BLOCK))) };
+        if swap {
+            (a, b) = (_mm256_shuffle_epi8(a, swap_bytes), _mm256_shuffle_epi8(b, swap_bytes));
+        }
         // `vpackuswb` packs within 128-bit lanes: the 64-bit quarters back in order.
         let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
         if _mm256_testz_si256(_mm256_or_si256(a, b), not_ascii) == 1 {
@@ -493,9 +538,7 @@ pub(crate) unsafe fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endia
     const UNITS: usize = BLOCK / 2;
     let limit = (src.len() / 2).min(dst.len());
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
-    let swap = _mm256_setr_epi8(
-        1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14,
-    );
+    let swap = byte_swap();
     let top = _mm256_set1_epi16(0xF800u16 as i16);
     let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
     let mut n = 0;
@@ -720,6 +763,7 @@ mod tests {
                         assert_eq!(a[..n], b[..n]);
                         assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
                         let (mut a, mut b) = (vec![0xEEEEu16; out_len], vec![0u16; out_len]);
+                        let (mut c, mut d) = (vec![FILL; out_len], vec![0u8; out_len]);
                         for big_endian in [false, true] {
                             // The non-ASCII unit becomes a surrogate (or not, 0x1xx).
                             let bytes: Vec<u8> = units
@@ -732,6 +776,11 @@ mod tests {
                                 let n = unsafe { utf16_bytes_to_units(src, &mut a, big_endian) };
                                 assert_eq!(n, scalar::utf16_bytes_to_units(src, &mut b, big_endian));
                                 assert_eq!(a[..n], b[..n]);
+                                c.fill(FILL);
+                                let n = unsafe { utf16_bytes_ascii_to_bytes(src, &mut c, big_endian) };
+                                assert_eq!(n, scalar::utf16_bytes_ascii_to_bytes(src, &mut d, big_endian));
+                                assert_eq!(c[..n], d[..n]);
+                                assert!(c[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
                             }
                         }
                     }

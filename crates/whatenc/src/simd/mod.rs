@@ -180,14 +180,42 @@ pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if avx2::available() {
-        let n = x86_64::copy_utf16_ascii_to_bytes(&src[..src.len().min(AVX2_AFTER)], dst);
-        if n < AVX2_AFTER {
-            return n;
-        }
-        // SAFETY: the CPU has AVX2, as `available` just said.
-        return n + unsafe { avx2::copy_utf16_ascii_to_bytes(&src[n..], &mut dst[n..]) };
+        return avx2_copy_utf16_ascii_to_bytes(src, dst);
     }
     below_avx2::copy_utf16_ascii_to_bytes(src, dst)
+}
+
+/// [`copy_utf16_ascii_to_bytes`] where the CPU has AVX2 (checked here again, for the
+/// safety of the call; the caller has checked the cap).
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[inline(always)]
+fn avx2_copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+    let n = x86_64::copy_utf16_ascii_to_bytes(&src[..src.len().min(AVX2_AFTER)], dst);
+    if n < AVX2_AFTER {
+        return n;
+    }
+    if !avx2::cpu_has() {
+        return n + x86_64::copy_utf16_ascii_to_bytes(&src[n..], &mut dst[n..]);
+    }
+    // SAFETY: the CPU has AVX2, as `cpu_has` just said.
+    n + unsafe { avx2::copy_utf16_ascii_to_bytes(&src[n..], &mut dst[n..]) }
+}
+
+/// The ASCII units among UTF-16 bytes narrowed (see [`copy_utf16_ascii_to_bytes`])
+/// where the CPU has AVX2 (checked here again, for the safety of the call; the
+/// caller has checked the cap).
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[inline(always)]
+fn avx2_utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
+    let n = x86_64::utf16_bytes_ascii_to_bytes(&src[..src.len().min(2 * AVX2_AFTER)], dst, big_endian);
+    if n < AVX2_AFTER {
+        return n;
+    }
+    if !avx2::cpu_has() {
+        return n + x86_64::utf16_bytes_ascii_to_bytes(&src[2 * n..], &mut dst[n..], big_endian);
+    }
+    // SAFETY: the CPU has AVX2, as `cpu_has` just said.
+    n + unsafe { avx2::utf16_bytes_ascii_to_bytes(&src[2 * n..], &mut dst[n..], big_endian) }
 }
 
 /// Turns UTF-16 bytes into code units while they are not surrogates and fit in
@@ -320,7 +348,9 @@ pub(crate) enum BlockKernels {
     Portable,
     Sse2,
     Ssse3,
-    /// SSSE3 blocks, and sixteen units at once with AVX-512.
+    /// SSSE3 blocks, and the ASCII runs with AVX2.
+    Avx2,
+    /// SSSE3 blocks, the ASCII runs with AVX2, and sixteen units at once with AVX-512.
     Wide,
 }
 
@@ -331,6 +361,8 @@ impl BlockKernels {
         {
             if avx512_utf16::available() {
                 BlockKernels::Wide
+            } else if avx2::available() && ssse3::cpu_has() {
+                BlockKernels::Avx2
             } else if ssse3::available() {
                 BlockKernels::Ssse3
             } else if allows(Tier::Sse2) {
@@ -365,8 +397,13 @@ pub(crate) fn block_to_utf8<const K: u8>(block: [u16; 8], out: &mut [u8; 32]) ->
 #[inline(always)]
 pub(crate) fn copy_utf16_ascii_to_bytes_in<const K: u8>(src: &[u16], dst: &mut [u8]) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if K != BlockKernels::Portable as u8 {
-        return x86_64::copy_utf16_ascii_to_bytes(src, dst);
+    {
+        if K == BlockKernels::Avx2 as u8 || K == BlockKernels::Wide as u8 {
+            return avx2_copy_utf16_ascii_to_bytes(src, dst);
+        }
+        if K != BlockKernels::Portable as u8 {
+            return x86_64::copy_utf16_ascii_to_bytes(src, dst);
+        }
     }
     scalar::copy_utf16_ascii_to_bytes(src, dst)
 }
@@ -376,8 +413,13 @@ pub(crate) fn copy_utf16_ascii_to_bytes_in<const K: u8>(src: &[u16], dst: &mut [
 #[inline(always)]
 pub(crate) fn utf16_bytes_ascii_to_bytes_in<const K: u8>(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if K != BlockKernels::Portable as u8 {
-        return x86_64::utf16_bytes_ascii_to_bytes(src, dst, big_endian);
+    {
+        if K == BlockKernels::Avx2 as u8 || K == BlockKernels::Wide as u8 {
+            return avx2_utf16_bytes_ascii_to_bytes(src, dst, big_endian);
+        }
+        if K != BlockKernels::Portable as u8 {
+            return x86_64::utf16_bytes_ascii_to_bytes(src, dst, big_endian);
+        }
     }
     scalar::utf16_bytes_ascii_to_bytes(src, dst, big_endian)
 }
