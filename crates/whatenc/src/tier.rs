@@ -11,8 +11,8 @@
 //! The cap is the environment variable `WHATENC_MAX_TIER` (`portable`, `sse2`,
 //! `ssse3`, `avx2` or `avx512`), read once, when a kernel is first chosen; an
 //! unknown value is ignored. [`set_max_tier`] changes it at any time. The AVX2 tier
-//! has its own UTF-8 validation (alone and fused with a copy) and ASCII-run kernels,
-//! and runs the SSSE3 kernels for the rest. UTF-8 validation falls back to simdutf8 below the AVX2
+//! has its own UTF-8 validation (alone and fused with a copy), UTF-8 → UTF-16 and
+//! ASCII-run kernels, and runs the SSSE3 kernels for the rest. UTF-8 validation falls back to simdutf8 below the AVX2
 //! tier, which picks its own kernel whatever the cap.
 //!
 //! ```
@@ -41,9 +41,9 @@ pub enum Tier {
     Sse2 = 1,
     /// SSSE3 kernels: UTF-8 → UTF-16, and UTF-16 → UTF-8 blocks with a shuffle.
     Ssse3 = 2,
-    /// AVX2 kernels: UTF-8 validation and validate-and-copy, and the ASCII runs
-    /// (copies, widening, narrowing, UTF-16 bytes to units); the SSSE3 ones for the
-    /// rest.
+    /// AVX2 kernels: UTF-8 validation and validate-and-copy, UTF-8 → UTF-16, and the
+    /// ASCII runs (copies, widening, narrowing, UTF-16 bytes to units); the SSSE3
+    /// ones for the rest (the UTF-16 → UTF-8 blocks).
     ///
     /// ```
     /// whatenc::set_max_tier(whatenc::Tier::Avx2);

@@ -1,6 +1,6 @@
 //! AVX2 kernels, chosen at run time (with `std`) where the CPU has AVX2 and the cap
 //! on the tier allows it: UTF-8 validation, alone or fused with a copy, for machines
-//! without the AVX-512 kernels. The twins are [`super::scalar::utf8_valid_up_to`] and
+//! without the AVX-512 kernels; UTF-8 → UTF-16; the ASCII runs. The twins are [`super::scalar::utf8_valid_up_to`] and
 //! [`super::scalar::copy_valid_utf8_prefix`], and the tests compare them.
 //!
 //! The check is the lookup method of Keiser and Lemire ("Validating UTF-8 in less
@@ -20,6 +20,9 @@
 //! and one `vpmovmskb` per 128 bytes. Otherwise it checks all four with no branch
 //! between them and tests the errors once.
 //!
+//! [`utf8_to_utf16`] is the SSSE3 kernel's algorithm with 32-byte vectors for its
+//! masks and its ASCII runs.
+//!
 //! The ASCII kernels ([`copy_ascii_to_ascii`], [`copy_ascii_to_utf16`],
 //! [`copy_utf16_ascii_to_bytes`], [`utf16_bytes_ascii_to_bytes`],
 //! [`utf16_bytes_to_units`]) are the twins of the SSE2
@@ -32,10 +35,10 @@
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_storeu_si128, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi16,
-    _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
-    _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_set1_epi8, _mm256_set1_epi16,
-    _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_storeu_si256,
-    _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
+    _mm256_cmpgt_epi8, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
+    _mm256_or_si256, _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_set1_epi8,
+    _mm256_set1_epi16, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
+    _mm256_storeu_si256, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
 };
 use core::mem::MaybeUninit;
 
@@ -559,6 +562,95 @@ pub(crate) unsafe fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endia
     n + super::x86_64::utf16_bytes_to_units(&src[2 * n..2 * limit], &mut dst[n..limit], big_endian)
 }
 
+/// Widens the 32 ASCII bytes `v` into the 32 units at `d`.
+///
+/// # Safety
+/// The 64 bytes at `d` must be writable, and the CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn widen(d: *mut u8, v: __m256i) {
+    // SAFETY: the caller makes the 64 bytes at `d` writable; the CPU has AVX2.
+    unsafe {
+        store(d, _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)));
+        store(d.add(BLOCK), _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)));
+    }
+}
+
+/// Twin of [`super::scalar::utf8_to_utf16`] (and of the SSSE3 kernel): transcodes
+/// valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`. Returns the
+/// units written.
+///
+/// The SSSE3 kernel's algorithm, with the masks of each 64 bytes from two vectors,
+/// 64 ASCII bytes widened with four stores, and ASCII runs inside a chunk widened 32
+/// units a step; the other steps are the SSSE3 kernel's ([`super::ssse3::step`]).
+///
+/// # Safety
+/// The CPU must have AVX2 (which implies SSSE3).
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    let bytes = s.as_bytes();
+    assert!(dst.len() >= bytes.len());
+    let (src, out) = (bytes.as_ptr(), dst.as_mut_ptr().cast::<u8>());
+    let mut read = 0;
+    let mut written = 0;
+    // Each byte read makes at most one unit, so `dst` has room for as many units as
+    // there are bytes left: 64 while a chunk is read.
+    while read + 64 <= bytes.len() {
+        // SAFETY: `read + 64 <= bytes.len()`. The CPU has AVX2: this function enables
+        // it, and its callers checked.
+        let (a, b) = unsafe { (load(src.add(read)), load(src.add(read + BLOCK))) };
+        let high = |v| _mm256_movemask_epi8(v) as u32 as u64;
+        let non_ascii = high(a) | (high(b) << 32);
+        if non_ascii == 0 {
+            // SAFETY: `dst` has room for 64 units from `written` (see above); the CPU
+            // has AVX2, as above.
+            unsafe {
+                widen(out.add(2 * written), a);
+                widen(out.add(2 * written + 2 * BLOCK), b);
+            }
+            read += 64;
+            written += 64;
+            continue;
+        }
+        // Continuation bytes: 0x80 to 0xBF, less than -64 as `i8`.
+        let below = _mm256_set1_epi8(-64);
+        let continuation = high(_mm256_cmpgt_epi8(below, a)) | (high(_mm256_cmpgt_epi8(below, b)) << 32);
+        // Byte i ends a character when byte i + 1 starts one.
+        let ends = !continuation >> 1;
+        let mut offset = 0;
+        while offset <= 48 {
+            let ascii = (non_ascii >> offset).trailing_zeros();
+            if ascii >= 32 && offset <= 32 {
+                // 32 ASCII bytes inside the chunk: widened at once.
+                // SAFETY: `read + offset + 32 <= read + 64 <= bytes.len()`, and `dst`
+                // has room for as many units as bytes are left. The CPU has AVX2, as
+                // above.
+                unsafe { widen(out.add(2 * written), load(src.add(read + offset))) };
+                offset += 32;
+                written += 32;
+                continue;
+            }
+            // SAFETY: the CPU has AVX2, hence SSSE3; `read + offset` is a character
+            // boundary with 16 bytes after it, and `dst` room for 16 units.
+            let (r, w) = unsafe { super::ssse3::step(s, read + offset, ascii, (ends >> offset) as u32, dst, written) };
+            offset += r;
+            written += w;
+        }
+        read += offset;
+    }
+    while read + 16 <= bytes.len() {
+        let block = bytes[read..][..16].try_into().unwrap_or(&[0; 16]);
+        // SAFETY: the CPU has AVX2, hence SSSE3.
+        let (non_ascii, continuation) = unsafe { super::ssse3::masks(block) };
+        let ascii = non_ascii.trailing_zeros();
+        // SAFETY: the CPU has AVX2, hence SSSE3; as above.
+        let (r, w) = unsafe { super::ssse3::step(s, read, ascii, !continuation >> 1, dst, written) };
+        read += r;
+        written += w;
+    }
+    written + super::scalar::utf8_to_utf16(&s[read..], &mut dst[written..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::avx512::tests::{Rng, SOME, random_text};
@@ -787,5 +879,15 @@ mod tests {
                 }
             }
         }
+    }
+    /// Text of characters of every length, in runs and mixed, at every alignment and
+    /// every length, against the scalar twin (the SSSE3 kernel's test).
+    #[test]
+    fn avx2_utf8_to_utf16_matches_scalar_twin() {
+        if !cpu_has() {
+            return;
+        }
+        // SAFETY: the CPU has AVX2, as just checked.
+        super::super::ssse3::tests::check_utf8_to_utf16(|s, dst| unsafe { utf8_to_utf16(s, dst) });
     }
 }

@@ -4,7 +4,8 @@
 //! portable word-at-a-time kernels of [`scalar`] are built everywhere; on x86_64 the
 //! SSE2 twins in `x86_64` replace them (SSE2 is in the baseline). Kernels that need
 //! more, `ssse3` (UTF-8 → UTF-16, three-byte UTF-16 → UTF-8 blocks), `avx2` (UTF-8
-//! validation, alone or fused with a copy, and the ASCII runs, 32 bytes a vector) and `avx512` (BW and
+//! validation, alone or fused with a copy, UTF-8 → UTF-16 and the ASCII runs, 32
+//! bytes a vector) and `avx512` (BW and
 //! VBMI: the same validation, 64 bytes a vector), `avx512_utf16` (BW, VL, VBMI2 and
 //! BMI2: sixteen UTF-16 units to UTF-8), are chosen at run time: `std` detects the
 //! feature once and caches it; without `std`, only a build that targets the feature
@@ -325,9 +326,15 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
 }
 
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
-/// Returns the units written. The SSSE3 kernel where the CPU has it.
+/// Returns the units written. The AVX2 kernel, else the SSSE3 one, where the cap
+/// and the CPU allow them.
 #[inline]
 pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2, as `available` just said.
+        return unsafe { avx2::utf8_to_utf16(s, dst) };
+    }
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if ssse3::available() {
         // SAFETY: the CPU has SSSE3, as `available` just said.
