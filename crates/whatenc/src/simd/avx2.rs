@@ -26,9 +26,9 @@
 //! The ASCII kernels ([`copy_ascii_to_ascii`], [`copy_ascii_to_utf16`],
 //! [`copy_utf16_ascii_to_bytes`], [`utf16_bytes_ascii_to_bytes`],
 //! [`utf16_bytes_to_units`]) are the twins of the SSE2
-//! ones in [`super::x86_64`] at 32 units a step; the dispatch in [`super`] calls them
-//! only once the SSE2 kernel has found a first 16 units of a run, so that short runs
-//! (a space between words) stay inline. They store at most 16 units past the run
+//! ones in [`super::x86_64`] at 32 units a step; the SSE2 kernels hand a run over to
+//! them (through `super::long_run`) once it is 64 units long, so that short runs (a
+//! space between words, a tag) stay in the inlined SSE2 loop. They store at most 16 units past the run
 //! they report ([`super::utf8_out::SCRATCH`]): a vector whose run ends in its first
 //! half is stored by its first half only. The last step is a whole vector that ends
 //! at the end of the input, overlapping units already copied.
@@ -388,7 +388,7 @@ fn step_at(pos: usize, limit: usize) -> usize {
 pub(crate) unsafe fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
     let limit = src.len().min(dst.len());
     if limit < BLOCK {
-        return super::x86_64::copy_ascii_to_ascii(src, dst);
+        return super::x86_64::copy_ascii_to_ascii_loop::<false>(src, dst);
     }
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     let mut pos = 0;
@@ -418,7 +418,7 @@ pub(crate) unsafe fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
 pub(crate) unsafe fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
     let limit = src.len().min(dst.len());
     if limit < BLOCK {
-        return super::x86_64::copy_ascii_to_utf16(src, dst);
+        return super::x86_64::copy_ascii_to_utf16_loop::<false>(src, dst);
     }
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
     let mut pos = 0;
@@ -454,7 +454,7 @@ pub(crate) unsafe fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 pub(crate) unsafe fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     let limit = src.len().min(dst.len());
     if limit < BLOCK {
-        return super::x86_64::copy_utf16_ascii_to_bytes(src, dst);
+        return super::x86_64::copy_utf16_ascii_to_bytes_loop::<false>(src, dst);
     }
     // SAFETY: `src` holds `limit` units (native order, so no swap), `dst` `limit`
     // bytes; the CPU has AVX2 (the caller's precondition).
@@ -471,7 +471,7 @@ pub(crate) unsafe fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> u
 pub(crate) unsafe fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
     let limit = (src.len() / 2).min(dst.len());
     if limit < BLOCK {
-        return super::x86_64::utf16_bytes_ascii_to_bytes(src, dst, big_endian);
+        return super::x86_64::utf16_bytes_ascii_to_bytes_loop::<false>(src, dst, big_endian);
     }
     // SAFETY: `src` holds `limit` units (`2 * limit` bytes), `dst` `limit` bytes; the
     // CPU has AVX2 (the caller's precondition).
@@ -559,7 +559,7 @@ pub(crate) unsafe fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endia
         unsafe { store(d.add(2 * n), units) };
         n += UNITS;
     }
-    n + super::x86_64::utf16_bytes_to_units(&src[2 * n..2 * limit], &mut dst[n..limit], big_endian)
+    n + super::x86_64::utf16_bytes_to_units_loop::<false>(&src[2 * n..2 * limit], &mut dst[n..limit], big_endian)
 }
 
 /// Widens the 32 ASCII bytes `v` into the 32 units at `d`.

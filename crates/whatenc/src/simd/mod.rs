@@ -115,125 +115,74 @@ macro_rules! sse2_or_portable {
 }
 
 sse2_or_portable! {
+    fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
+    fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
+    fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
     fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize);
     fn decode_table_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256], start: u8, len: u8, delta: u16) -> usize;
     fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize;
+    fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
 }
 
-/// The SSE2 or portable kernels of the ASCII runs that have AVX2 twins too.
-mod below_avx2 {
-    use super::scalar;
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    use super::{Tier, allows, x86_64};
-
-    sse2_or_portable! {
-        fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
-        fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
-        fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
-        fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
-    }
-}
-
-/// The units of a run that the SSE2 kernel takes, inline, before the AVX2 kernel (a
-/// call) takes over: runs shorter than this (a space between words) never pay for
-/// the call.
+/// The rest of a long ASCII run (or run of units that are not surrogates), which the
+/// SSE2 kernels of `x86_64` hand over after [`x86_64::LONG_RUN`] units: the AVX2
+/// kernels where the cap and the CPU allow them, else the SSE2 loop. Called, not
+/// inlined, and only for long runs, so that the short runs of text (a space between
+/// words, a tag) pay for neither the call nor the checks, and the hot loops that
+/// inline the SSE2 kernels do not grow.
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-const AVX2_AFTER: usize = 16;
+mod long_run {
+    use super::{avx2, x86_64};
 
-/// Copies the longest ASCII prefix of `src` that fits in `dst`; returns its length.
-/// The AVX2 kernel where the cap and the CPU allow it, after the first
-/// [`AVX2_AFTER`] bytes; else SSE2, else portable.
-#[inline(always)]
-pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx2::available() {
-        let n = x86_64::copy_ascii_to_ascii(&src[..src.len().min(AVX2_AFTER)], dst);
-        if n < AVX2_AFTER {
-            return n;
+    /// The rest of [`x86_64::copy_ascii_to_ascii`]'s run.
+    #[inline(never)]
+    pub(super) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::copy_ascii_to_ascii(src, dst) };
         }
-        // SAFETY: the CPU has AVX2, as `available` just said.
-        return n + unsafe { avx2::copy_ascii_to_ascii(&src[n..], &mut dst[n..]) };
+        x86_64::copy_ascii_to_ascii_loop::<false>(src, dst)
     }
-    below_avx2::copy_ascii_to_ascii(src, dst)
-}
 
-/// Widens the longest ASCII prefix of `src` that fits in `dst`; returns its length.
-/// The AVX2 kernel where the cap and the CPU allow it, after the first
-/// [`AVX2_AFTER`] bytes; else SSE2, else portable.
-#[inline(always)]
-pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx2::available() {
-        let n = x86_64::copy_ascii_to_utf16(&src[..src.len().min(AVX2_AFTER)], dst);
-        if n < AVX2_AFTER {
-            return n;
+    /// The rest of [`x86_64::copy_ascii_to_utf16`]'s run.
+    #[inline(never)]
+    pub(super) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::copy_ascii_to_utf16(src, dst) };
         }
-        // SAFETY: the CPU has AVX2, as `available` just said.
-        return n + unsafe { avx2::copy_ascii_to_utf16(&src[n..], &mut dst[n..]) };
+        x86_64::copy_ascii_to_utf16_loop::<false>(src, dst)
     }
-    below_avx2::copy_ascii_to_utf16(src, dst)
-}
 
-/// Narrows the longest run of ASCII code units of `src` that fits in `dst`; returns
-/// its length. The AVX2 kernel where the cap and the CPU allow it, after the first
-/// [`AVX2_AFTER`] units; else SSE2, else portable.
-#[inline(always)]
-pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx2::available() {
-        return avx2_copy_utf16_ascii_to_bytes(src, dst);
-    }
-    below_avx2::copy_utf16_ascii_to_bytes(src, dst)
-}
-
-/// [`copy_utf16_ascii_to_bytes`] where the CPU has AVX2 (checked here again, for the
-/// safety of the call; the caller has checked the cap).
-#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-#[inline(always)]
-fn avx2_copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
-    let n = x86_64::copy_utf16_ascii_to_bytes(&src[..src.len().min(AVX2_AFTER)], dst);
-    if n < AVX2_AFTER {
-        return n;
-    }
-    if !avx2::cpu_has() {
-        return n + x86_64::copy_utf16_ascii_to_bytes(&src[n..], &mut dst[n..]);
-    }
-    // SAFETY: the CPU has AVX2, as `cpu_has` just said.
-    n + unsafe { avx2::copy_utf16_ascii_to_bytes(&src[n..], &mut dst[n..]) }
-}
-
-/// The ASCII units among UTF-16 bytes narrowed (see [`copy_utf16_ascii_to_bytes`])
-/// where the CPU has AVX2 (checked here again, for the safety of the call; the
-/// caller has checked the cap).
-#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-#[inline(always)]
-fn avx2_utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
-    let n = x86_64::utf16_bytes_ascii_to_bytes(&src[..src.len().min(2 * AVX2_AFTER)], dst, big_endian);
-    if n < AVX2_AFTER {
-        return n;
-    }
-    if !avx2::cpu_has() {
-        return n + x86_64::utf16_bytes_ascii_to_bytes(&src[2 * n..], &mut dst[n..], big_endian);
-    }
-    // SAFETY: the CPU has AVX2, as `cpu_has` just said.
-    n + unsafe { avx2::utf16_bytes_ascii_to_bytes(&src[2 * n..], &mut dst[n..], big_endian) }
-}
-
-/// Turns UTF-16 bytes into code units while they are not surrogates and fit in
-/// `dst`; returns the units written. The AVX2 kernel where the cap and the CPU allow
-/// it, after the first [`AVX2_AFTER`] bytes; else SSE2, else portable.
-#[inline(always)]
-pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx2::available() {
-        let n = x86_64::utf16_bytes_to_units(&src[..src.len().min(AVX2_AFTER)], dst, big_endian);
-        if n < AVX2_AFTER / 2 {
-            return n;
+    /// The rest of [`x86_64::copy_utf16_ascii_to_bytes`]'s run.
+    #[inline(never)]
+    pub(super) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::copy_utf16_ascii_to_bytes(src, dst) };
         }
-        // SAFETY: the CPU has AVX2, as `available` just said.
-        return n + unsafe { avx2::utf16_bytes_to_units(&src[2 * n..], &mut dst[n..], big_endian) };
+        x86_64::copy_utf16_ascii_to_bytes_loop::<false>(src, dst)
     }
-    below_avx2::utf16_bytes_to_units(src, dst, big_endian)
+
+    /// The rest of [`x86_64::utf16_bytes_ascii_to_bytes`]'s run.
+    #[inline(never)]
+    pub(super) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::utf16_bytes_ascii_to_bytes(src, dst, big_endian) };
+        }
+        x86_64::utf16_bytes_ascii_to_bytes_loop::<false>(src, dst, big_endian)
+    }
+
+    /// The rest of [`x86_64::utf16_bytes_to_units`]'s run.
+    #[inline(never)]
+    pub(super) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::utf16_bytes_to_units(src, dst, big_endian) };
+        }
+        x86_64::utf16_bytes_to_units_loop::<false>(src, dst, big_endian)
+    }
 }
 
 /// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it, else the
@@ -355,9 +304,7 @@ pub(crate) enum BlockKernels {
     Portable,
     Sse2,
     Ssse3,
-    /// SSSE3 blocks, and the ASCII runs with AVX2.
-    Avx2,
-    /// SSSE3 blocks, the ASCII runs with AVX2, and sixteen units at once with AVX-512.
+    /// SSSE3 blocks, and sixteen units at once with AVX-512.
     Wide,
 }
 
@@ -368,8 +315,6 @@ impl BlockKernels {
         {
             if avx512_utf16::available() {
                 BlockKernels::Wide
-            } else if avx2::available() && ssse3::cpu_has() {
-                BlockKernels::Avx2
             } else if ssse3::available() {
                 BlockKernels::Ssse3
             } else if allows(Tier::Sse2) {
@@ -400,33 +345,25 @@ pub(crate) fn block_to_utf8<const K: u8>(block: [u16; 8], out: &mut [u8; 32]) ->
 }
 
 /// [`copy_utf16_ascii_to_bytes`] with the kernels `K` (a [`BlockKernels`] as a
-/// number), for the block loop.
+/// number), for the block loop (a long run goes on with AVX2 where the cap and the
+/// CPU allow it).
 #[inline(always)]
 pub(crate) fn copy_utf16_ascii_to_bytes_in<const K: u8>(src: &[u16], dst: &mut [u8]) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    {
-        if K == BlockKernels::Avx2 as u8 || K == BlockKernels::Wide as u8 {
-            return avx2_copy_utf16_ascii_to_bytes(src, dst);
-        }
-        if K != BlockKernels::Portable as u8 {
-            return x86_64::copy_utf16_ascii_to_bytes(src, dst);
-        }
+    if K != BlockKernels::Portable as u8 {
+        return x86_64::copy_utf16_ascii_to_bytes(src, dst);
     }
     scalar::copy_utf16_ascii_to_bytes(src, dst)
 }
 
 /// The ASCII units among UTF-16 bytes narrowed, with the kernels `K` (a [`BlockKernels`] as a
-/// number), for the block loop.
+/// number), for the block loop (a long run goes on with AVX2 where the cap and the
+/// CPU allow it).
 #[inline(always)]
 pub(crate) fn utf16_bytes_ascii_to_bytes_in<const K: u8>(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    {
-        if K == BlockKernels::Avx2 as u8 || K == BlockKernels::Wide as u8 {
-            return avx2_utf16_bytes_ascii_to_bytes(src, dst, big_endian);
-        }
-        if K != BlockKernels::Portable as u8 {
-            return x86_64::utf16_bytes_ascii_to_bytes(src, dst, big_endian);
-        }
+    if K != BlockKernels::Portable as u8 {
+        return x86_64::utf16_bytes_ascii_to_bytes(src, dst, big_endian);
     }
     scalar::utf16_bytes_ascii_to_bytes(src, dst, big_endian)
 }
@@ -442,6 +379,12 @@ pub(crate) fn wide_units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usize
         // SAFETY: the CPU has the kernel's features, as `cpu_has_all` just said.
         return unsafe { avx512_utf16::units_to_utf8(units, out) };
     }
+    units_to_utf8_by_eight(units, out)
+}
+
+/// Sixteen code units as UTF-8 with the portable eight-unit kernel, twice.
+#[cold]
+fn units_to_utf8_by_eight(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
     let (first, second) = units.split_at(8);
     let mut block = [0u8; 32];
     let a = scalar::block_to_utf8(first.try_into().unwrap_or([0; 8]), &mut block);

@@ -130,7 +130,6 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
     // inlined, so that the hot loops' callers do not grow.
     match BlockKernels::choose() {
         BlockKernels::Wide => bmp_to_utf8_loop::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room),
-        BlockKernels::Avx2 => bmp_to_utf8_loop::<U, { BlockKernels::Avx2 as u8 }>(src, dst, min_room),
         BlockKernels::Ssse3 => bmp_to_utf8_loop::<U, { BlockKernels::Ssse3 as u8 }>(src, dst, min_room),
         BlockKernels::Sse2 => bmp_to_utf8_capped::<U, { BlockKernels::Sse2 as u8 }>(src, dst, min_room),
         BlockKernels::Portable => bmp_to_utf8_capped::<U, { BlockKernels::Portable as u8 }>(src, dst, min_room),

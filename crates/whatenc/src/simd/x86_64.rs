@@ -12,12 +12,26 @@ use core::arch::x86_64::{
 
 const LANES: usize = 16;
 
+/// The units of a run after which the ASCII kernels below hand the rest over to
+/// `super::long_run` (the AVX2 kernels where the cap and the CPU allow them), when
+/// `HAND_OFF`: short runs never leave the inlined SSE2 loop.
+pub(super) const LONG_RUN: usize = 64;
+
 /// Copies the longest ASCII prefix of `src` that fits in `dst`; returns its length.
 #[inline]
 pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
+    copy_ascii_to_ascii_loop::<true>(src, dst)
+}
+
+/// [`copy_ascii_to_ascii`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn copy_ascii_to_ascii_loop<const HAND_OFF: bool>(src: &[u8], dst: &mut [u8]) -> usize {
     let limit = src.len().min(dst.len());
     let mut pos = 0;
     while pos + LANES <= limit {
+        if HAND_OFF && pos == LONG_RUN {
+            return pos + super::long_run::copy_ascii_to_ascii(&src[pos..limit], &mut dst[pos..limit]);
+        }
         let block = &src[pos..pos + LANES];
         // SAFETY: `block` holds 16 readable bytes; SSE2 is always available on x86_64.
         let (vector, mask) = unsafe {
@@ -39,9 +53,18 @@ pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
 /// Widens the longest ASCII prefix of `src` that fits in `dst`; returns its length.
 #[inline]
 pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    copy_ascii_to_utf16_loop::<true>(src, dst)
+}
+
+/// [`copy_ascii_to_utf16`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn copy_ascii_to_utf16_loop<const HAND_OFF: bool>(src: &[u8], dst: &mut [u16]) -> usize {
     let limit = src.len().min(dst.len());
     let mut pos = 0;
     while pos + LANES <= limit {
+        if HAND_OFF && pos == LONG_RUN {
+            return pos + super::long_run::copy_ascii_to_utf16(&src[pos..limit], &mut dst[pos..limit]);
+        }
         let block = &src[pos..pos + LANES];
         // SAFETY: `block` holds 16 readable bytes. SSE2 is x86_64's baseline.
         let (vector, mask) = unsafe {
@@ -69,9 +92,18 @@ pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 /// Narrows the longest run of ASCII code units of `src` that fits in `dst`.
 #[inline]
 pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+    copy_utf16_ascii_to_bytes_loop::<true>(src, dst)
+}
+
+/// [`copy_utf16_ascii_to_bytes`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn copy_utf16_ascii_to_bytes_loop<const HAND_OFF: bool>(src: &[u16], dst: &mut [u8]) -> usize {
     let limit = src.len().min(dst.len());
     let mut pos = 0;
     while pos + LANES <= limit {
+        if HAND_OFF && pos == LONG_RUN {
+            return pos + super::long_run::copy_utf16_ascii_to_bytes(&src[pos..limit], &mut dst[pos..limit]);
+        }
         let block = &src[pos..pos + LANES];
         // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors. SSE2 is x86_64's
         // baseline.
@@ -308,9 +340,18 @@ unsafe fn load_units(bytes: &[u8], big_endian: bool) -> __m128i {
 /// Twin of [`super::scalar::utf16_bytes_to_units`].
 #[inline]
 pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
+    utf16_bytes_to_units_loop::<true>(src, dst, big_endian)
+}
+
+/// [`utf16_bytes_to_units`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn utf16_bytes_to_units_loop<const HAND_OFF: bool>(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
     let limit = (src.len() / 2).min(dst.len());
     let mut n = 0;
     while n + 8 <= limit {
+        if HAND_OFF && n == LONG_RUN {
+            return n + super::long_run::utf16_bytes_to_units(&src[n * 2..limit * 2], &mut dst[n..limit], big_endian);
+        }
         let block = &src[n * 2..n * 2 + 16];
         // SAFETY: `block` holds 16 readable bytes. SSE2 is x86_64's baseline.
         let (units, any_surrogate) = unsafe {
@@ -334,9 +375,26 @@ pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool
 /// Twin of [`super::scalar::utf16_bytes_ascii_to_bytes`].
 #[inline]
 pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
+    utf16_bytes_ascii_to_bytes_loop::<true>(src, dst, big_endian)
+}
+
+/// [`utf16_bytes_ascii_to_bytes`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn utf16_bytes_ascii_to_bytes_loop<const HAND_OFF: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    big_endian: bool,
+) -> usize {
     let limit = (src.len() / 2).min(dst.len());
     let mut n = 0;
     while n + 16 <= limit {
+        if HAND_OFF && n == LONG_RUN {
+            return n + super::long_run::utf16_bytes_ascii_to_bytes(
+                &src[n * 2..limit * 2],
+                &mut dst[n..limit],
+                big_endian,
+            );
+        }
         let block = &src[n * 2..n * 2 + 32];
         // SAFETY: `block` holds 32 readable bytes. SSE2 is x86_64's baseline.
         let (packed, ascii) = unsafe {
@@ -581,13 +639,14 @@ pub(crate) fn block_to_utf8<const SSSE3: bool>(block: [u16; 8], out: &mut [u8; 3
 mod tests {
     use super::super::scalar;
 
-    /// Inputs of every length up to 70 at every alignment, with the first non-ASCII
+    /// Inputs of every length up to 150 at every alignment, with the first non-ASCII
     /// unit at every position, and output buffers shorter and longer than the input.
+    /// Runs longer than `LONG_RUN` go on in `long_run`: AVX2 or SSE2, by the cap.
     #[test]
     fn kernels_match_scalar_twins() {
-        let base: alloc::vec::Vec<u8> = (0..100u8).map(|i| b'a' + i % 26).collect();
+        let base: alloc::vec::Vec<u8> = (0..180u8).map(|i| b'a' + i % 26).collect();
         for start in 0..17 {
-            for len in 0..70 {
+            for len in 0..150 {
                 for bad in (0..=len).step_by(3) {
                     let mut bytes = base.clone();
                     if bad < len {
