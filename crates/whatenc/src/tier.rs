@@ -2,8 +2,8 @@
 //! kernels on one machine.
 //!
 //! whatenc picks its bulk kernels at run time from what the CPU has: AVX-512, then
-//! AVX2, then SSSE3, then SSE2 (the x86_64 baseline), then the portable word-at-a-time
-//! kernels that every other target (aarch64 included) uses. A cap makes it stop at
+//! AVX2, then SSSE3, then SSE2 (the x86_64 baseline), then the portable
+//! word-at-a-time kernels that every other target (aarch64 included) uses. A cap makes it stop at
 //! a lower tier, so that one machine can measure, and one test build can check,
 //! what machines without the higher tiers run. Every tier gives the same results;
 //! only the speed differs.
@@ -12,8 +12,9 @@
 //! `ssse3`, `avx2` or `avx512`), read once, when a kernel is first chosen; an
 //! unknown value is ignored. [`set_max_tier`] changes it at any time. The AVX2 tier
 //! has its own UTF-8 validation (alone and fused with a copy), UTF-8 → UTF-16 and
-//! ASCII-run kernels, and runs the SSSE3 kernels for the rest. UTF-8 validation falls back to simdutf8 below the AVX2
-//! tier, which picks its own kernel whatever the cap.
+//! ASCII-run kernels, and runs the SSSE3 kernels for the rest. UTF-8 validation
+//! falls back to simdutf8 below the AVX2 tier, which picks its own kernel whatever
+//! the cap.
 //!
 //! ```
 //! use whatenc::{Tier, set_max_tier, max_tier};

@@ -1,7 +1,9 @@
 //! AVX2 kernels, chosen at run time (with `std`) where the CPU has AVX2 and the cap
-//! on the tier allows it: UTF-8 validation, alone or fused with a copy, for machines
-//! without the AVX-512 kernels; UTF-8 → UTF-16; the ASCII runs. The twins are [`super::scalar::utf8_valid_up_to`] and
-//! [`super::scalar::copy_valid_utf8_prefix`], and the tests compare them.
+//! on the tier allows it: UTF-8 validation, alone or fused with a copy (for machines
+//! without the AVX-512 kernels), UTF-8 → UTF-16, and the ASCII runs. Each is the
+//! twin of a function in [`super::scalar`] (the validation's are
+//! [`super::scalar::utf8_valid_up_to`] and [`super::scalar::copy_valid_utf8_prefix`])
+//! and the tests compare them.
 //!
 //! The check is the lookup method of Keiser and Lemire ("Validating UTF-8 in less
 //! than one instruction per byte") with the error kinds of [`super::avx512`]: each
@@ -25,13 +27,14 @@
 //!
 //! The ASCII kernels ([`copy_ascii_to_ascii`], [`copy_ascii_to_utf16`],
 //! [`copy_utf16_ascii_to_bytes`], [`utf16_bytes_ascii_to_bytes`],
-//! [`utf16_bytes_to_units`]) are the twins of the SSE2
-//! ones in [`super::x86_64`] at 32 units a step; the SSE2 kernels hand a run over to
-//! them (through `super::long_run`) once it is 64 units long, so that short runs (a
-//! space between words, a tag) stay in the inlined SSE2 loop. They store at most 16 units past the run
-//! they report ([`super::utf8_out::SCRATCH`]): a vector whose run ends in its first
-//! half is stored by its first half only. The last step is a whole vector that ends
-//! at the end of the input, overlapping units already copied.
+//! [`utf16_bytes_to_units`]) are the twins of the SSE2 ones in [`super::x86_64`] at
+//! 32 units a step; the SSE2 kernels hand a run over to them (through
+//! `super::long_run`) once it is 64 units long (256 for the narrowing ones, whose
+//! gain measured smaller), so that short runs (a space between words, a tag) stay in
+//! the inlined SSE2 loop. They store at most 16 units past the
+//! run they report ([`super::utf8_out::SCRATCH`]): a vector whose run ends in its
+//! first half is stored by its first half only. The last step is a whole vector that
+//! ends at the end of the input, overlapping units already copied.
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_storeu_si128, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi16,
@@ -100,6 +103,8 @@ static CLOSED: [u8; BLOCK] = {
     max
 };
 
+/// Loads 32 bytes from `p`.
+///
 /// # Safety
 /// The 32 bytes at `p` must be readable, and the CPU must have AVX (AVX2 implies it).
 #[inline(always)]
@@ -108,6 +113,8 @@ unsafe fn load(p: *const u8) -> __m256i {
     unsafe { _mm256_loadu_si256(p.cast()) }
 }
 
+/// Stores `v` as 32 bytes at `p`.
+///
 /// # Safety
 /// The 32 bytes at `p` must be writable, and the CPU must have AVX (AVX2 implies it).
 #[inline(always)]

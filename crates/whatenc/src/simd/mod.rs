@@ -125,7 +125,8 @@ sse2_or_portable! {
 }
 
 /// The rest of a long ASCII run (or run of units that are not surrogates), which the
-/// SSE2 kernels of `x86_64` hand over after [`x86_64::LONG_RUN`] units: the AVX2
+/// SSE2 kernels of `x86_64` hand over after [`x86_64::LONG_RUN`] units (or
+/// [`x86_64::LONG_NARROWING_RUN`]): the AVX2
 /// kernels where the cap and the CPU allow them, else the SSE2 loop. Called, not
 /// inlined, and only for long runs, so that the short runs of text (a space between
 /// words, a tag) pay for neither the call nor the checks, and the hot loops that

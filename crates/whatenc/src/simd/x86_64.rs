@@ -17,6 +17,10 @@ const LANES: usize = 16;
 /// `HAND_OFF`: short runs never leave the inlined SSE2 loop.
 pub(super) const LONG_RUN: usize = 64;
 
+/// [`LONG_RUN`] for the kernels that narrow UTF-16 to bytes, whose AVX2 twins gain
+/// only on longer runs.
+pub(super) const LONG_NARROWING_RUN: usize = 256;
+
 /// Copies the longest ASCII prefix of `src` that fits in `dst`; returns its length.
 #[inline]
 pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
@@ -101,7 +105,7 @@ pub(super) fn copy_utf16_ascii_to_bytes_loop<const HAND_OFF: bool>(src: &[u16], 
     let limit = src.len().min(dst.len());
     let mut pos = 0;
     while pos + LANES <= limit {
-        if HAND_OFF && pos == LONG_RUN {
+        if HAND_OFF && pos == LONG_NARROWING_RUN {
             return pos + super::long_run::copy_utf16_ascii_to_bytes(&src[pos..limit], &mut dst[pos..limit]);
         }
         let block = &src[pos..pos + LANES];
@@ -388,7 +392,7 @@ pub(super) fn utf16_bytes_ascii_to_bytes_loop<const HAND_OFF: bool>(
     let limit = (src.len() / 2).min(dst.len());
     let mut n = 0;
     while n + 16 <= limit {
-        if HAND_OFF && n == LONG_RUN {
+        if HAND_OFF && n == LONG_NARROWING_RUN {
             return n + super::long_run::utf16_bytes_ascii_to_bytes(
                 &src[n * 2..limit * 2],
                 &mut dst[n..limit],
@@ -641,7 +645,8 @@ mod tests {
 
     /// Inputs of every length up to 150 at every alignment, with the first non-ASCII
     /// unit at every position, and output buffers shorter and longer than the input.
-    /// Runs longer than `LONG_RUN` go on in `long_run`: AVX2 or SSE2, by the cap.
+    /// Runs longer than `LONG_RUN` go on in `long_run`: AVX2 or SSE2, by the cap (the
+    /// narrowing kernels' longer runs are tested below).
     #[test]
     fn kernels_match_scalar_twins() {
         let base: alloc::vec::Vec<u8> = (0..180u8).map(|i| b'a' + i % 26).collect();
@@ -686,6 +691,38 @@ mod tests {
                                 assert_eq!(c[..n], d[..n]);
                             }
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The narrowing kernels on runs around [`super::LONG_NARROWING_RUN`], where they
+    /// hand over to `long_run`, with the first non-ASCII unit near the end.
+    #[test]
+    fn narrowing_kernels_match_scalar_twins_on_long_runs() {
+        for len in 240..330 {
+            for bad in [len, len - 1, len - 17, len - 33, 255, 256, 257, 272, 287, 288] {
+                if bad > len {
+                    continue;
+                }
+                let mut units: alloc::vec::Vec<u16> = (0..len).map(|i| (b'a' + (i % 26) as u8) as u16).collect();
+                if bad < len {
+                    units[bad] = 0x100 + bad as u16;
+                }
+                for out_len in [len / 2, len - 3, len, len + 40] {
+                    let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
+                    let n = super::copy_utf16_ascii_to_bytes(&units, &mut a);
+                    assert_eq!(n, scalar::copy_utf16_ascii_to_bytes(&units, &mut b), "{len} {bad} {out_len}");
+                    assert_eq!(a[..n], b[..n]);
+                    for big_endian in [false, true] {
+                        let bytes: alloc::vec::Vec<u8> = units
+                            .iter()
+                            .flat_map(|&u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() })
+                            .collect();
+                        let n = super::utf16_bytes_ascii_to_bytes(&bytes, &mut a, big_endian);
+                        assert_eq!(n, scalar::utf16_bytes_ascii_to_bytes(&bytes, &mut b, big_endian));
+                        assert_eq!(a[..n], b[..n]);
                     }
                 }
             }
