@@ -2,17 +2,19 @@
 //! kernels on one machine.
 //!
 //! whatenc picks its bulk kernels at run time from what the CPU has: on x86_64
-//! AVX-512, then SSSE3, then SSE2 (the x86_64 baseline); on aarch64 NEON (its
-//! baseline); then the portable word-at-a-time kernels that every other target
+//! AVX-512, then AVX2, then SSSE3, then SSE2 (the x86_64 baseline); on aarch64 NEON
+//! (its baseline); then the portable word-at-a-time kernels that every other target
 //! uses. A cap makes it stop at a lower tier, so that one machine can measure, and
 //! one test build can check, what machines without the higher tiers run. Every
 //! tier gives the same results; only the speed differs.
 //!
 //! The cap is the environment variable `WHATENC_MAX_TIER` (`portable`, `neon`,
 //! `sse2`, `ssse3`, `avx2` or `avx512`), read once, when a kernel is first chosen; an
-//! unknown value is ignored. [`set_max_tier`] changes it at any time. There are no
-//! AVX2 kernels yet: the `avx2` cap runs the SSSE3 ones. UTF-8 validation falls back
-//! to simdutf8 below the AVX-512 tier, which picks its own kernel whatever the cap.
+//! unknown value is ignored. [`set_max_tier`] changes it at any time. The AVX2 tier
+//! has its own UTF-8 validation (alone and fused with a copy), UTF-8 → UTF-16 and
+//! ASCII-run kernels, and runs the SSSE3 kernels for the rest. UTF-8 validation
+//! falls back to simdutf8 below the AVX2 tier, which picks its own kernel whatever
+//! the cap.
 //!
 //! ```
 //! use whatenc::{Tier, set_max_tier, max_tier};
@@ -44,7 +46,16 @@ pub enum Tier {
     Sse2 = 2,
     /// SSSE3 kernels: UTF-8 → UTF-16, and UTF-16 → UTF-8 blocks with a shuffle.
     Ssse3 = 3,
-    /// AVX2: no kernels of its own yet, so the SSSE3 ones.
+    /// AVX2 kernels: UTF-8 validation and validate-and-copy, UTF-8 → UTF-16, and the
+    /// ASCII runs (copies, widening, narrowing, UTF-16 bytes to units); the SSSE3
+    /// ones for the rest (the UTF-16 → UTF-8 blocks).
+    ///
+    /// ```
+    /// whatenc::set_max_tier(whatenc::Tier::Avx2);
+    /// assert!(whatenc::active_tier() <= whatenc::Tier::Avx2);
+    /// assert_eq!(whatenc::UTF_8.decode(b"caf\xC3\xA9").0, "café");
+    /// whatenc::set_max_tier(whatenc::Tier::Avx512);
+    /// ```
     Avx2 = 4,
     /// AVX-512 kernels: UTF-8 validation and validate-and-copy (BW, VBMI), UTF-16 →
     /// UTF-8 (BW, VL, VBMI2, BMI2).

@@ -57,11 +57,12 @@ const OVERLONG_2: u8 = 1 << 5;
 const OVERLONG_4_OR_TOO_LARGE: u8 = 1 << 6;
 /// Two continuation bytes (an error unless they are inside a longer sequence); the
 /// sign bit, so that it can be picked out alone.
-const TWO_CONTINUATIONS: u8 = 1 << 7;
+pub(super) const TWO_CONTINUATIONS: u8 = 1 << 7;
 
 /// Each error kind: its bit, then the sets (bit n for nibble n) of the previous byte's
-/// high nibble, of its low nibble, and of the byte's high nibble that make it.
-const KINDS: [(u8, u16, u16, u16); 8] = [
+/// high nibble, of its low nibble, and of the byte's high nibble that make it. The
+/// AVX2 kernels build their 16-entry tables from these too.
+pub(super) const KINDS: [(u8, u16, u16, u16); 8] = [
     (TOO_SHORT, 0xF000, 0xFFFF, 0xF0FF),
     (TOO_LONG, 0x00FF, 0xFFFF, 0x0F00),
     (OVERLONG_3, 1 << 0xE, 1 << 0x0, 0x0300),
@@ -270,8 +271,9 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     Ok(())
 }
 
-/// Where the first error or cut sequence of `src` is, given `at` from [`check`].
-fn valid_up_to_from(src: &[u8], at: usize) -> usize {
+/// Where the first error or cut sequence of `src` is, given `at` from [`check`] (or
+/// from the AVX2 kernels' twin of it, which places `at` the same way).
+pub(super) fn valid_up_to_from(src: &[u8], at: usize) -> usize {
     // Back to the start of the character that `at` may cut (a character boundary of
     // the valid text before it), then the standard library finds the error, which is
     // close: within the block at `at`.
@@ -339,7 +341,7 @@ pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::scalar;
     use super::*;
     use alloc::vec;
@@ -368,21 +370,24 @@ mod tests {
         }
     }
 
-    /// A small deterministic generator (xorshift64*).
-    struct Rng(u64);
+    /// A small deterministic generator (xorshift64*); the AVX2 kernels' tests use it
+    /// too.
+    pub(in super::super) struct Rng(pub(in super::super) u64);
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(in super::super) fn next(&mut self) -> u64 {
             self.0 ^= self.0 >> 12;
             self.0 ^= self.0 << 25;
             self.0 ^= self.0 >> 27;
             self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
         }
-        fn below(&mut self, n: usize) -> usize {
+        pub(in super::super) fn below(&mut self, n: usize) -> usize {
             (self.next() >> 33) as usize % n
         }
     }
 
-    const SOME: [u8; 19] = [
+    /// Bytes of every class: ASCII, continuation bytes of each range, and lead bytes
+    /// (valid, overlong, surrogate, too large).
+    pub(in super::super) const SOME: [u8; 19] = [
         0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5,
         0xFF,
     ];
@@ -443,7 +448,7 @@ mod tests {
     }
 
     /// Random text: ASCII runs and characters of every length.
-    fn random_text(rng: &mut Rng, len: usize) -> Vec<u8> {
+    pub(in super::super) fn random_text(rng: &mut Rng, len: usize) -> Vec<u8> {
         let mut out = Vec::with_capacity(len + 4);
         let mode = rng.below(4);
         while out.len() < len {

@@ -3,12 +3,15 @@
 //! This is the only module where `cfg(target_arch)` and `unsafe` appear. The
 //! portable word-at-a-time kernels of [`scalar`] are built everywhere; on x86_64 the
 //! SSE2 twins in `x86_64` replace them (SSE2 is in the baseline). Kernels that need
-//! more, `ssse3` (UTF-8 → UTF-16, three-byte UTF-16 → UTF-8 blocks) and `avx512`
-//! (BW and VBMI: UTF-8 validation, alone or fused with a copy), `avx512_utf16` (BW, VL,
-//! VBMI2 and BMI2: sixteen UTF-16 units to UTF-8), are chosen at run time: `std`
-//! detects the feature once and caches it; without `std`, only a build that targets
-//! the feature uses them. UTF-8 validation falls back to simdutf8. Every kernel is
-//! tested against its scalar twin on inputs at every alignment.
+//! more, `ssse3` (UTF-8 → UTF-16, three-byte UTF-16 → UTF-8 blocks), `avx2` (UTF-8
+//! validation, alone or fused with a copy, UTF-8 → UTF-16 and the ASCII runs, 32
+//! bytes a vector) and `avx512` (BW and
+//! VBMI: the same validation, 64 bytes a vector), `avx512_utf16` (BW, VL, VBMI2 and
+//! BMI2: sixteen UTF-16 units to UTF-8), are chosen at run time: `std` detects the
+//! feature once and caches it; without `std`, only a build that targets the feature
+//! uses them. UTF-8 validation takes the AVX-512 kernel, else the AVX2 one, else
+//! falls back to simdutf8. Every kernel is tested against its scalar twin on inputs
+//! at every alignment.
 //!
 //! On aarch64, `aarch64` has NEON kernels (NEON is its baseline) for what LLVM's
 //! vectorizer cannot find in the portable loops: packing UTF-8 sequences of
@@ -24,7 +27,7 @@
 //!
 //! Building with `RUSTFLAGS="--cfg whatenc_portable"` makes an x86_64 build
 //! choose its kernels as any other target does: the [`scalar`] kernels and simdutf8,
-//! no SSE2, SSSE3 or AVX-512 kernel. It is for running the whole test suite on the
+//! no SSE2, SSSE3, AVX2 or AVX-512 kernel. It is for running the whole test suite on the
 //! portable code (CI does), which other targets, such as aarch64, use; every
 //! `target_arch = "x86_64"` choice in this module goes with `not(whatenc_portable)`.
 
@@ -48,6 +51,8 @@ use cpu_has;
 
 #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
 mod aarch64;
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+mod avx2;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx512;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
@@ -132,21 +137,90 @@ sse2_or_portable! {
 
 pub(crate) use scalar::find_byte;
 
-/// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it (detected once, at run
-/// time, with `std`), otherwise simdutf8's fastest kernel for this CPU; the text when
-/// all of `bytes` is valid.
+/// The rest of a long ASCII run (or run of units that are not surrogates), which the
+/// SSE2 kernels of `x86_64` hand over after [`x86_64::LONG_RUN`] units (or
+/// [`x86_64::LONG_NARROWING_RUN`]): the AVX2
+/// kernels where the cap and the CPU allow them, else the SSE2 loop. Called, not
+/// inlined, and only for long runs, so that the short runs of text (a space between
+/// words, a tag) pay for neither the call nor the checks, and the hot loops that
+/// inline the SSE2 kernels do not grow.
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+mod long_run {
+    use super::{avx2, x86_64};
+
+    /// The rest of [`x86_64::copy_ascii_to_ascii`]'s run.
+    #[inline(never)]
+    pub(super) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::copy_ascii_to_ascii(src, dst) };
+        }
+        x86_64::copy_ascii_to_ascii_loop::<false>(src, dst)
+    }
+
+    /// The rest of [`x86_64::copy_ascii_to_utf16`]'s run.
+    #[inline(never)]
+    pub(super) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::copy_ascii_to_utf16(src, dst) };
+        }
+        x86_64::copy_ascii_to_utf16_loop::<false>(src, dst)
+    }
+
+    /// The rest of [`x86_64::copy_utf16_ascii_to_bytes`]'s run.
+    #[inline(never)]
+    pub(super) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::copy_utf16_ascii_to_bytes(src, dst) };
+        }
+        x86_64::copy_utf16_ascii_to_bytes_loop::<false>(src, dst)
+    }
+
+    /// The rest of [`x86_64::utf16_bytes_ascii_to_bytes`]'s run.
+    #[inline(never)]
+    pub(super) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::utf16_bytes_ascii_to_bytes(src, dst, big_endian) };
+        }
+        x86_64::utf16_bytes_ascii_to_bytes_loop::<false>(src, dst, big_endian)
+    }
+
+    /// The rest of [`x86_64::utf16_bytes_to_units`]'s run.
+    #[inline(never)]
+    pub(super) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::utf16_bytes_to_units(src, dst, big_endian) };
+        }
+        x86_64::utf16_bytes_to_units_loop::<false>(src, dst, big_endian)
+    }
+}
+
+/// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it, else the
+/// AVX2 one (each detected once, at run time, with `std`, and within the cap on the
+/// tier), otherwise simdutf8's fastest kernel for this CPU; the text when all of
+/// `bytes` is valid.
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx512::available() {
-        // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-        return if unsafe { avx512::is_valid(bytes) } {
-            // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
-            // `bytes` valid.
-            Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+    {
+        let valid = if avx512::available() {
+            // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
+            Some(unsafe { avx512::is_valid(bytes) })
+        } else if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            Some(unsafe { avx2::is_valid(bytes) })
         } else {
             None
         };
+        if let Some(valid) = valid {
+            // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
+            // `bytes` valid.
+            return valid.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
+        }
     }
     simdutf8::basic::from_utf8(bytes).ok()
 }
@@ -156,12 +230,21 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
 #[inline]
 pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx512::available() {
-        // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-        let valid = &bytes[..unsafe { avx512::valid_up_to(bytes) }];
-        // SAFETY: the kernel found no error before `valid_up_to`, and the standard
-        // library placed it when there is one.
-        return unsafe { core::str::from_utf8_unchecked(valid) };
+    {
+        let valid_up_to = if avx512::available() {
+            // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
+            Some(unsafe { avx512::valid_up_to(bytes) })
+        } else if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            Some(unsafe { avx2::valid_up_to(bytes) })
+        } else {
+            None
+        };
+        if let Some(valid_up_to) = valid_up_to {
+            // SAFETY: the kernel found no error before `valid_up_to`, and the standard
+            // library placed it when there is one.
+            return unsafe { core::str::from_utf8_unchecked(&bytes[..valid_up_to]) };
+        }
     }
     if let Some(text) = validate_utf8(bytes) {
         return text;
@@ -172,23 +255,31 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 }
 
 /// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
-/// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW and
-/// AVX-512VBMI,
-/// one pass validates and copies.
+/// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW
+/// and AVX-512VBMI, or AVX2, one pass validates and copies.
 #[inline]
 pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if avx512::available() {
-        // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said. The
-        // length grows only by the bytes that the kernel copied into the spare
-        // capacity and found valid (the standard library placed the end when there is
-        // an error), so the string stays valid UTF-8; nothing before the old length
-        // is touched.
-        unsafe {
-            let vec = dst.as_mut_vec();
-            let valid = avx512::copy_valid_prefix(src, vec.spare_capacity_mut());
-            vec.set_len(vec.len() + valid);
+    {
+        // SAFETY: the length grows below only by the bytes that a kernel copied into
+        // the spare capacity and found valid (the standard library placed the end when
+        // there is an error), so the string stays valid UTF-8; nothing before the old
+        // length is touched.
+        let vec = unsafe { dst.as_mut_vec() };
+        let valid = if avx512::available() {
+            // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
+            Some(unsafe { avx512::copy_valid_prefix(src, vec.spare_capacity_mut()) })
+        } else if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            Some(unsafe { avx2::copy_valid_prefix(src, vec.spare_capacity_mut()) })
+        } else {
+            None
+        };
+        if let Some(valid) = valid {
+            // SAFETY: the kernel wrote the `valid` bytes after the old length, and they
+            // are valid UTF-8 (see above).
+            unsafe { vec.set_len(vec.len() + valid) };
             return valid;
         }
     }
@@ -198,9 +289,15 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
 }
 
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
-/// Returns the units written. The SSSE3 kernel where the CPU has it.
+/// Returns the units written. The AVX2 kernel, else the SSSE3 one, where the cap
+/// and the CPU allow them.
 #[inline]
 pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if avx2::available() {
+        // SAFETY: the CPU has AVX2, as `available` just said.
+        return unsafe { avx2::utf8_to_utf16(s, dst) };
+    }
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if ssse3::available() {
         // SAFETY: the CPU has SSSE3, as `available` just said.
@@ -275,7 +372,8 @@ pub(crate) fn block_to_utf8<const K: u8>(block: [u16; 8], out: &mut [u8; 32]) ->
 }
 
 /// [`copy_utf16_ascii_to_bytes`] with the kernels `K` (a [`BlockKernels`] as a
-/// number), for the block loop.
+/// number), for the block loop (a long run goes on with AVX2 where the cap and the
+/// CPU allow it).
 #[inline(always)]
 pub(crate) fn copy_utf16_ascii_to_bytes_in<const K: u8>(src: &[u16], dst: &mut [u8]) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
@@ -286,7 +384,8 @@ pub(crate) fn copy_utf16_ascii_to_bytes_in<const K: u8>(src: &[u16], dst: &mut [
 }
 
 /// The ASCII units among UTF-16 bytes narrowed, with the kernels `K` (a [`BlockKernels`] as a
-/// number), for the block loop.
+/// number), for the block loop (a long run goes on with AVX2 where the cap and the
+/// CPU allow it).
 #[inline(always)]
 pub(crate) fn utf16_bytes_ascii_to_bytes_in<const K: u8>(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
@@ -307,6 +406,12 @@ pub(crate) fn wide_units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usize
         // SAFETY: the CPU has the kernel's features, as `cpu_has_all` just said.
         return unsafe { avx512_utf16::units_to_utf8(units, out) };
     }
+    units_to_utf8_by_eight(units, out)
+}
+
+/// Sixteen code units as UTF-8 with the portable eight-unit kernel, twice.
+#[cold]
+fn units_to_utf8_by_eight(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
     let (first, second) = units.split_at(8);
     let mut block = [0u8; 32];
     let a = scalar::block_to_utf8(first.try_into().unwrap_or([0; 8]), &mut block);

@@ -412,7 +412,7 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
 
 /// The length of the longest valid UTF-8 prefix of `bytes` (as
 /// `Utf8Error::valid_up_to`): the twin of the UTF-8 validation kernels.
-// Only the AVX-512 kernels' tests use it.
+// Only the AVX-512 and AVX2 kernels' tests use it.
 #[cfg_attr(not(all(target_arch = "x86_64", not(whatenc_portable), test)), allow(dead_code))]
 pub(crate) fn utf8_valid_up_to(bytes: &[u8]) -> usize {
     core::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len)
@@ -420,7 +420,7 @@ pub(crate) fn utf8_valid_up_to(bytes: &[u8]) -> usize {
 
 /// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`;
 /// returns its length: the twin of the fused validate-and-copy kernels.
-// Only the AVX-512 kernels' tests use it.
+// Only the AVX-512 and AVX2 kernels' tests use it.
 #[cfg_attr(not(all(target_arch = "x86_64", not(whatenc_portable), test)), allow(dead_code))]
 pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [core::mem::MaybeUninit<u8>]) -> usize {
     let src = &src[..src.len().min(dst.len())];

@@ -52,7 +52,7 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 /// The CPU must have SSSE3 (SSE2 suffices).
 #[inline]
 #[target_feature(enable = "ssse3")]
-unsafe fn masks(block: &[u8; 16]) -> (u32, u32) {
+pub(super) unsafe fn masks(block: &[u8; 16]) -> (u32, u32) {
     // SAFETY: `block` holds 16 readable bytes. The CPU has SSSE3: this function enables it, and its
     // callers checked.
     unsafe {
@@ -123,7 +123,14 @@ unsafe fn vector_masks(vector: __m128i) -> (u32, u32) {
 /// The CPU must have SSSE3.
 #[inline]
 #[target_feature(enable = "ssse3")]
-unsafe fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], written: usize) -> (usize, usize) {
+pub(super) unsafe fn step(
+    s: &str,
+    read: usize,
+    ascii: u32,
+    ends: u32,
+    dst: &mut [u16],
+    written: usize,
+) -> (usize, usize) {
     let bytes = s.as_bytes();
     let block: &[u8; 16] = bytes[read..read + 16].try_into().unwrap_or(&[0; 16]);
     if ascii >= 6 {
@@ -249,7 +256,7 @@ unsafe fn utf8_to_utf16_ssse3(s: &str, dst: &mut [u16]) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::scalar;
     use alloc::string::String;
     use alloc::vec;
@@ -261,6 +268,13 @@ mod tests {
         if !super::available() {
             return;
         }
+        // SAFETY: the CPU has SSSE3, as just checked.
+        check_utf8_to_utf16(|s, dst| unsafe { super::utf8_to_utf16(s, dst) });
+    }
+
+    /// Compares `kernel`, a UTF-8 → UTF-16 kernel, with the scalar twin (the AVX2
+    /// kernel's test calls it too).
+    pub(in super::super) fn check_utf8_to_utf16(kernel: impl Fn(&str, &mut [u16]) -> usize) {
         let pieces = [
             "a",
             "bc ",
@@ -300,8 +314,7 @@ mod tests {
                 }
                 let s = &text[start..end];
                 let (mut a, mut b) = (vec![0u16; s.len()], vec![0u16; s.len()]);
-                // SAFETY: the CPU has SSSE3, checked at the start of the test.
-                let n = unsafe { super::utf8_to_utf16(s, &mut a) };
+                let n = kernel(s, &mut a);
                 assert_eq!(n, scalar::utf8_to_utf16(s, &mut b), "{start} {len}");
                 assert_eq!(a[..n], b[..n], "{start} {len}");
             }
@@ -309,8 +322,7 @@ mod tests {
         // Every 12-bit mask of character ends that valid text can make is decoded the
         // same way: the whole text, once.
         let mut a = vec![0u16; text.len()];
-        // SAFETY: as above.
-        let n = unsafe { super::utf8_to_utf16(&text, &mut a) };
+        let n = kernel(&text, &mut a);
         assert_eq!(a[..n], text.encode_utf16().collect::<alloc::vec::Vec<_>>()[..]);
     }
 }

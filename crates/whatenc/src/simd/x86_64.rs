@@ -14,12 +14,30 @@ use super::shuffles::{ONE_OR_TWO_BYTE_PACKS, UTF8_WORD_PACKS};
 
 const LANES: usize = 16;
 
+/// The units of a run after which the ASCII kernels below hand the rest over to
+/// `super::long_run` (the AVX2 kernels where the cap and the CPU allow them), when
+/// `HAND_OFF`: short runs never leave the inlined SSE2 loop.
+pub(super) const LONG_RUN: usize = 64;
+
+/// [`LONG_RUN`] for the kernels that narrow UTF-16 to bytes, whose AVX2 twins gain
+/// only on longer runs.
+pub(super) const LONG_NARROWING_RUN: usize = 256;
+
 /// Copies the longest ASCII prefix of `src` that fits in `dst`; returns its length.
 #[inline]
 pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
+    copy_ascii_to_ascii_loop::<true>(src, dst)
+}
+
+/// [`copy_ascii_to_ascii`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn copy_ascii_to_ascii_loop<const HAND_OFF: bool>(src: &[u8], dst: &mut [u8]) -> usize {
     let limit = src.len().min(dst.len());
     let mut pos = 0;
     while pos + LANES <= limit {
+        if HAND_OFF && pos == LONG_RUN {
+            return pos + super::long_run::copy_ascii_to_ascii(&src[pos..limit], &mut dst[pos..limit]);
+        }
         let block = &src[pos..pos + LANES];
         // SAFETY: `block` holds 16 readable bytes; SSE2 is always available on x86_64.
         let (vector, mask) = unsafe {
@@ -41,9 +59,18 @@ pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
 /// Widens the longest ASCII prefix of `src` that fits in `dst`; returns its length.
 #[inline]
 pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    copy_ascii_to_utf16_loop::<true>(src, dst)
+}
+
+/// [`copy_ascii_to_utf16`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn copy_ascii_to_utf16_loop<const HAND_OFF: bool>(src: &[u8], dst: &mut [u16]) -> usize {
     let limit = src.len().min(dst.len());
     let mut pos = 0;
     while pos + LANES <= limit {
+        if HAND_OFF && pos == LONG_RUN {
+            return pos + super::long_run::copy_ascii_to_utf16(&src[pos..limit], &mut dst[pos..limit]);
+        }
         let block = &src[pos..pos + LANES];
         // SAFETY: `block` holds 16 readable bytes. SSE2 is x86_64's baseline.
         let (vector, mask) = unsafe {
@@ -71,9 +98,18 @@ pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
 /// Narrows the longest run of ASCII code units of `src` that fits in `dst`.
 #[inline]
 pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+    copy_utf16_ascii_to_bytes_loop::<true>(src, dst)
+}
+
+/// [`copy_utf16_ascii_to_bytes`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn copy_utf16_ascii_to_bytes_loop<const HAND_OFF: bool>(src: &[u16], dst: &mut [u8]) -> usize {
     let limit = src.len().min(dst.len());
     let mut pos = 0;
     while pos + LANES <= limit {
+        if HAND_OFF && pos == LONG_NARROWING_RUN {
+            return pos + super::long_run::copy_utf16_ascii_to_bytes(&src[pos..limit], &mut dst[pos..limit]);
+        }
         let block = &src[pos..pos + LANES];
         // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors. SSE2 is x86_64's
         // baseline.
@@ -310,9 +346,18 @@ unsafe fn load_units(bytes: &[u8], big_endian: bool) -> __m128i {
 /// Twin of [`super::scalar::utf16_bytes_to_units`].
 #[inline]
 pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
+    utf16_bytes_to_units_loop::<true>(src, dst, big_endian)
+}
+
+/// [`utf16_bytes_to_units`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn utf16_bytes_to_units_loop<const HAND_OFF: bool>(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
     let limit = (src.len() / 2).min(dst.len());
     let mut n = 0;
     while n + 8 <= limit {
+        if HAND_OFF && n == LONG_RUN {
+            return n + super::long_run::utf16_bytes_to_units(&src[n * 2..limit * 2], &mut dst[n..limit], big_endian);
+        }
         let block = &src[n * 2..n * 2 + 16];
         // SAFETY: `block` holds 16 readable bytes. SSE2 is x86_64's baseline.
         let (units, any_surrogate) = unsafe {
@@ -336,9 +381,26 @@ pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool
 /// Twin of [`super::scalar::utf16_bytes_ascii_to_bytes`].
 #[inline]
 pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
+    utf16_bytes_ascii_to_bytes_loop::<true>(src, dst, big_endian)
+}
+
+/// [`utf16_bytes_ascii_to_bytes`], handing a long run over to `super::long_run` when `HAND_OFF`.
+#[inline(always)]
+pub(super) fn utf16_bytes_ascii_to_bytes_loop<const HAND_OFF: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    big_endian: bool,
+) -> usize {
     let limit = (src.len() / 2).min(dst.len());
     let mut n = 0;
     while n + 16 <= limit {
+        if HAND_OFF && n == LONG_NARROWING_RUN {
+            return n + super::long_run::utf16_bytes_ascii_to_bytes(
+                &src[n * 2..limit * 2],
+                &mut dst[n..limit],
+                big_endian,
+            );
+        }
         let block = &src[n * 2..n * 2 + 32];
         // SAFETY: `block` holds 32 readable bytes. SSE2 is x86_64's baseline.
         let (packed, ascii) = unsafe {
@@ -524,13 +586,15 @@ pub(crate) fn block_to_utf8<const SSSE3: bool>(block: [u16; 8], out: &mut [u8; 3
 mod tests {
     use super::super::scalar;
 
-    /// Inputs of every length up to 70 at every alignment, with the first non-ASCII
+    /// Inputs of every length up to 150 at every alignment, with the first non-ASCII
     /// unit at every position, and output buffers shorter and longer than the input.
+    /// Runs longer than `LONG_RUN` go on in `long_run`: AVX2 or SSE2, by the cap (the
+    /// narrowing kernels' longer runs are tested below).
     #[test]
     fn kernels_match_scalar_twins() {
-        let base: alloc::vec::Vec<u8> = (0..100u8).map(|i| b'a' + i % 26).collect();
+        let base: alloc::vec::Vec<u8> = (0..180u8).map(|i| b'a' + i % 26).collect();
         for start in 0..17 {
-            for len in 0..70 {
+            for len in 0..150 {
                 for bad in (0..=len).step_by(3) {
                     let mut bytes = base.clone();
                     if bad < len {
@@ -570,6 +634,38 @@ mod tests {
                                 assert_eq!(c[..n], d[..n]);
                             }
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The narrowing kernels on runs around [`super::LONG_NARROWING_RUN`], where they
+    /// hand over to `long_run`, with the first non-ASCII unit near the end.
+    #[test]
+    fn narrowing_kernels_match_scalar_twins_on_long_runs() {
+        for len in 240..330 {
+            for bad in [len, len - 1, len - 17, len - 33, 255, 256, 257, 272, 287, 288] {
+                if bad > len {
+                    continue;
+                }
+                let mut units: alloc::vec::Vec<u16> = (0..len).map(|i| (b'a' + (i % 26) as u8) as u16).collect();
+                if bad < len {
+                    units[bad] = 0x100 + bad as u16;
+                }
+                for out_len in [len / 2, len - 3, len, len + 40] {
+                    let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
+                    let n = super::copy_utf16_ascii_to_bytes(&units, &mut a);
+                    assert_eq!(n, scalar::copy_utf16_ascii_to_bytes(&units, &mut b), "{len} {bad} {out_len}");
+                    assert_eq!(a[..n], b[..n]);
+                    for big_endian in [false, true] {
+                        let bytes: alloc::vec::Vec<u8> = units
+                            .iter()
+                            .flat_map(|&u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() })
+                            .collect();
+                        let n = super::utf16_bytes_ascii_to_bytes(&bytes, &mut a, big_endian);
+                        assert_eq!(n, scalar::utf16_bytes_ascii_to_bytes(&bytes, &mut b, big_endian));
+                        assert_eq!(a[..n], b[..n]);
                     }
                 }
             }

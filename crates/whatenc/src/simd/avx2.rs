@@ -1,0 +1,900 @@
+//! AVX2 kernels, chosen at run time (with `std`) where the CPU has AVX2 and the cap
+//! on the tier allows it: UTF-8 validation, alone or fused with a copy (for machines
+//! without the AVX-512 kernels), UTF-8 → UTF-16, and the ASCII runs. Each is the
+//! twin of a function in [`super::scalar`] (the validation's are
+//! [`super::scalar::utf8_valid_up_to`] and [`super::scalar::copy_valid_utf8_prefix`])
+//! and the tests compare them.
+//!
+//! The check is the lookup method of Keiser and Lemire ("Validating UTF-8 in less
+//! than one instruction per byte") with the error kinds of [`super::avx512`]: each
+//! byte, with the byte before it, is looked up in three 16-entry tables (one
+//! `vpshufb` each, the same table in both 128-bit lanes), indexed by the previous
+//! byte's high nibble, its low nibble and the byte's own high nibble; the AND of the
+//! three is the set of error kinds the pair shows. "Two continuation bytes in a row"
+//! is an error exactly when the byte is not the third or fourth of a sequence, which
+//! the bytes two and three back tell. The bytes before a block are read from memory
+//! (unaligned loads one, two and three bytes back), never shifted across lanes; the
+//! first block and the tail go through a zero-padded copy, so that a sequence cut by
+//! the end meets zeros and shows as an error.
+//!
+//! The main loop takes four blocks (128 bytes) at a time. When they are all ASCII and
+//! no sequence was left open before them, their sign bits are all it needs: one OR
+//! and one `vpmovmskb` per 128 bytes. Otherwise it checks all four with no branch
+//! between them and tests the errors once.
+//!
+//! [`utf8_to_utf16`] is the SSSE3 kernel's algorithm with 32-byte vectors for its
+//! masks and its ASCII runs.
+//!
+//! The ASCII kernels ([`copy_ascii_to_ascii`], [`copy_ascii_to_utf16`],
+//! [`copy_utf16_ascii_to_bytes`], [`utf16_bytes_ascii_to_bytes`],
+//! [`utf16_bytes_to_units`]) are the twins of the SSE2 ones in [`super::x86_64`] at
+//! 32 units a step; the SSE2 kernels hand a run over to them (through
+//! `super::long_run`) once it is 64 units long (256 for the narrowing ones, whose
+//! gain measured smaller), so that short runs (a space between words, a tag) stay in
+//! the inlined SSE2 loop. They store at most 16 units past the
+//! run they report ([`super::utf8_out::SCRATCH`]): a vector whose run ends in its
+//! first half is stored by its first half only. The last step is a whole vector that
+//! ends at the end of the input, overlapping units already copied.
+
+use core::arch::x86_64::{
+    __m128i, __m256i, _mm_storeu_si128, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi16,
+    _mm256_cmpgt_epi8, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
+    _mm256_or_si256, _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_set1_epi8,
+    _mm256_set1_epi16, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
+    _mm256_storeu_si256, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
+};
+use core::mem::MaybeUninit;
+
+use super::avx512::{KINDS, TWO_CONTINUATIONS, valid_up_to_from};
+
+/// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX2, and
+/// the CPU has it (`std` caches the answer; without `std`, only when the build
+/// targets it).
+#[inline(always)]
+pub(crate) fn available() -> bool {
+    super::allows(crate::tier::Tier::Avx2) && cpu_has()
+}
+
+/// Whether the CPU has AVX2, whatever the cap on the tier.
+#[inline(always)]
+pub(crate) fn cpu_has() -> bool {
+    super::cpu_has!("avx2")
+}
+
+const BLOCK: usize = 32;
+
+/// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
+/// 16 entries, twice (`vpshufb` looks up within each 128-bit lane).
+const fn table(which: usize) -> [u8; BLOCK] {
+    let mut out = [0u8; BLOCK];
+    let mut i = 0;
+    while i < BLOCK {
+        let nibble = i % 16;
+        let mut k = 0;
+        while k < KINDS.len() {
+            let set = match which {
+                0 => KINDS[k].1,
+                1 => KINDS[k].2,
+                _ => KINDS[k].3,
+            };
+            if (set >> nibble) & 1 != 0 {
+                out[i] |= KINDS[k].0;
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+static PREV_HIGH: [u8; BLOCK] = table(0);
+static PREV_LOW: [u8; BLOCK] = table(1);
+static OWN_HIGH: [u8; BLOCK] = table(2);
+
+/// Per byte of a block, the largest value that leaves no sequence open at the end of
+/// the block: any byte but the last three; the third last below F0, the second last
+/// below E0, the last below C0. A saturating subtraction of these is zero exactly
+/// when the block ends on a character boundary (or an error that its check finds).
+static CLOSED: [u8; BLOCK] = {
+    let mut max = [0xFF; BLOCK];
+    max[BLOCK - 3] = 0xEF;
+    max[BLOCK - 2] = 0xDF;
+    max[BLOCK - 1] = 0xBF;
+    max
+};
+
+/// Loads 32 bytes from `p`.
+///
+/// # Safety
+/// The 32 bytes at `p` must be readable, and the CPU must have AVX (AVX2 implies it).
+#[inline(always)]
+unsafe fn load(p: *const u8) -> __m256i {
+    // SAFETY: the caller makes the 32 bytes at `p` readable; the CPU has AVX.
+    unsafe { _mm256_loadu_si256(p.cast()) }
+}
+
+/// Stores `v` as 32 bytes at `p`.
+///
+/// # Safety
+/// The 32 bytes at `p` must be writable, and the CPU must have AVX (AVX2 implies it).
+#[inline(always)]
+unsafe fn store(p: *mut u8, v: __m256i) {
+    // SAFETY: the caller makes the 32 bytes at `p` writable; the CPU has AVX.
+    unsafe { _mm256_storeu_si256(p.cast(), v) }
+}
+
+/// Whether any byte of `v` has its sign bit set (is not ASCII).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn any_high(v: __m256i) -> bool {
+    _mm256_movemask_epi8(v) != 0
+}
+
+/// Whether `v` is all zeros.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn all_zero(v: __m256i) -> bool {
+    _mm256_testz_si256(v, v) == 1
+}
+
+/// Whether the block `bytes` ends on a character boundary (or on an error its own
+/// check finds): see [`CLOSED`].
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn closed(bytes: __m256i) -> bool {
+    // SAFETY: `CLOSED` is 32 bytes. The CPU has AVX2: this function enables it, and its
+    // callers checked.
+    all_zero(_mm256_subs_epu8(bytes, unsafe { load(CLOSED.as_ptr()) }))
+}
+
+/// The block of 32 bytes `bytes`, loaded from `p`, mapped to the errors each byte
+/// shows (nonzero bytes where there are errors).
+///
+/// # Safety
+/// The three bytes before `p` must be readable too (the end of the previous block,
+/// or zeros), and the CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn block_errors(p: *const u8, bytes: __m256i) -> __m256i {
+    // SAFETY: the caller makes `p - 3 .. p + 32` readable. The CPU has AVX2: this
+    // function enables it, and its callers checked.
+    let (prev1, prev2, prev3) = unsafe { (load(p.sub(1)), load(p.sub(2)), load(p.sub(3))) };
+    // SAFETY: the tables are 32 bytes each. The CPU has AVX2, as above.
+    let (prev_high_t, prev_low_t, own_high_t) =
+        unsafe { (load(PREV_HIGH.as_ptr()), load(PREV_LOW.as_ptr()), load(OWN_HIGH.as_ptr())) };
+    let nibble = _mm256_set1_epi8(0x0F);
+    // `vpshufb` gives zero for an index with its sign bit set: every index is masked
+    // to its nibble.
+    let high = |v: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
+    // The error kinds each byte may show: the AND of the three lookups.
+    let kinds = _mm256_and_si256(
+        _mm256_and_si256(
+            _mm256_shuffle_epi8(prev_high_t, high(prev1)),
+            _mm256_shuffle_epi8(prev_low_t, _mm256_and_si256(prev1, nibble)),
+        ),
+        _mm256_shuffle_epi8(own_high_t, high(bytes)),
+    );
+    // The third and fourth bytes of sequences, where two continuation bytes are due:
+    // the byte two back is E0 or more, or the one three back F0 or more, which the
+    // subtractions (saturating at zero) turn into a set sign bit.
+    let inside = _mm256_or_si256(
+        _mm256_subs_epu8(prev2, _mm256_set1_epi8(0x60)),
+        _mm256_subs_epu8(prev3, _mm256_set1_epi8(0x70)),
+    );
+    // TWO_CONTINUATIONS, the sign bit, is an error exactly where it is not due.
+    _mm256_xor_si256(kinds, _mm256_and_si256(inside, _mm256_set1_epi8(TWO_CONTINUATIONS as i8)))
+}
+
+/// Blocks per step of the main loop, checked without a branch between them, so that
+/// text that switches between ASCII and not every few dozen bytes (markup and words)
+/// costs one well-predicted branch per group.
+const GROUP: usize = 4 * BLOCK;
+
+/// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
+/// `src.len()` bytes). `Ok` when it is all valid; otherwise `Err(at)` where `src[..at]`
+/// is valid UTF-8 but for, possibly, a sequence cut at `at` (no error shows before
+/// `at`), and `src[..at]` has been copied: the contract of [`super::avx512`]'s twin,
+/// which [`valid_up_to_from`] completes.
+///
+/// # Safety
+/// The CPU must have AVX2; with `COPY`, `dst` must have room for `src.len()` bytes
+/// and not overlap `src`.
+#[target_feature(enable = "avx2")]
+unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
+    let len = src.len();
+    let base = src.as_ptr();
+    // The first block and the tail go through this: three bytes before, 32 after.
+    let mut padded = [0u8; 3 + BLOCK];
+    let mut pos = 0;
+    // Whether no sequence is left open before `pos`.
+    let mut closed_before = true;
+    if len >= BLOCK {
+        padded[3..].copy_from_slice(&src[..BLOCK]);
+        // SAFETY: `padded` holds the block and three zeros before it. The CPU has
+        // AVX2: this function enables it, and its callers checked.
+        let bytes = unsafe { load(padded.as_ptr().add(3)) };
+        if any_high(bytes) {
+            // SAFETY: as above.
+            if !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
+                return Err(0);
+            }
+            // SAFETY: the CPU has AVX2, as above.
+            closed_before = unsafe { closed(bytes) };
+        }
+        if COPY {
+            // SAFETY: `dst` has room for `len >= 32` bytes. The CPU has AVX2, as above.
+            unsafe { store(dst, bytes) };
+        }
+        pos = BLOCK;
+        while pos + GROUP <= len {
+            // SAFETY: `pos - 3 .. pos + 128` is inside `src` (pos >= 32).
+            let p = unsafe { base.add(pos) };
+            // SAFETY: as above. The CPU has AVX2: this function enables it, and its
+            // callers checked.
+            let (a, b, c, d) = unsafe { (load(p), load(p.add(BLOCK)), load(p.add(2 * BLOCK)), load(p.add(3 * BLOCK))) };
+            if !closed_before || any_high(_mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d))) {
+                // SAFETY: as above: `p - 3 .. p + 128` is readable.
+                let errors = unsafe {
+                    _mm256_or_si256(
+                        _mm256_or_si256(block_errors(p, a), block_errors(p.add(BLOCK), b)),
+                        _mm256_or_si256(block_errors(p.add(2 * BLOCK), c), block_errors(p.add(3 * BLOCK), d)),
+                    )
+                };
+                if !all_zero(errors) {
+                    return Err(pos);
+                }
+                // SAFETY: the CPU has AVX2, as above.
+                closed_before = unsafe { closed(d) };
+            }
+            if COPY {
+                // SAFETY: `dst` has room for `len` bytes. The CPU has AVX2, as above.
+                unsafe {
+                    store(dst.add(pos), a);
+                    store(dst.add(pos + BLOCK), b);
+                    store(dst.add(pos + 2 * BLOCK), c);
+                    store(dst.add(pos + 3 * BLOCK), d);
+                }
+            }
+            pos += GROUP;
+        }
+        while pos + BLOCK <= len {
+            // SAFETY: `pos - 3 .. pos + 32` is inside `src` (pos >= 32). The CPU has
+            // AVX2: this function enables it, and its callers checked.
+            let p = unsafe { base.add(pos) };
+            // SAFETY: as above.
+            let bytes = unsafe { load(p) };
+            if !closed_before || any_high(bytes) {
+                // SAFETY: as above.
+                if !all_zero(unsafe { block_errors(p, bytes) }) {
+                    return Err(pos);
+                }
+                // SAFETY: the CPU has AVX2, as above.
+                closed_before = unsafe { closed(bytes) };
+            }
+            if COPY {
+                // SAFETY: `dst` has room for `len` bytes. The CPU has AVX2, as above.
+                unsafe { store(dst.add(pos), bytes) };
+            }
+            pos += BLOCK;
+        }
+    }
+    if pos < len {
+        // The tail, shorter than a block, with zeros after it: a sequence cut by the
+        // end meets them and shows as an error.
+        let before = pos.min(3);
+        padded = [0u8; 3 + BLOCK];
+        padded[3 - before..3 + len - pos].copy_from_slice(&src[pos - before..]);
+        // SAFETY: `padded` holds the tail, zeros after it and three bytes before. The
+        // CPU has AVX2: this function enables it, and its callers checked.
+        let bytes = unsafe { load(padded.as_ptr().add(3)) };
+        // SAFETY: as above.
+        if (!closed_before || any_high(bytes)) && !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
+            return Err(pos);
+        }
+        if COPY {
+            // SAFETY: `dst` has room for `len` bytes, `src` holds them, and they do not
+            // overlap (the caller's precondition).
+            unsafe { core::ptr::copy_nonoverlapping(base.add(pos), dst.add(pos), len - pos) };
+        }
+    } else if !closed_before {
+        // Ends on a block boundary with a sequence open.
+        return Err(len);
+    }
+    Ok(())
+}
+
+/// Whether `src` is all valid UTF-8.
+///
+/// # Safety
+/// The CPU must have AVX2: call it only where [`cpu_has`] (or [`available`]) returned
+/// `true`.
+#[inline]
+pub(crate) unsafe fn is_valid(src: &[u8]) -> bool {
+    debug_assert!(cpu_has());
+    // SAFETY: the CPU has AVX2 (the caller's precondition); `check` reads only `src`
+    // without `COPY`.
+    unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
+}
+
+/// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`).
+///
+/// # Safety
+/// The CPU must have AVX2: call it only where [`cpu_has`] (or [`available`]) returned
+/// `true`.
+#[inline]
+pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
+    debug_assert!(cpu_has());
+    // SAFETY: the CPU has AVX2 (the caller's precondition); `check` reads only `src`
+    // without `COPY`.
+    match unsafe { check::<false>(src, core::ptr::null_mut()) } {
+        Ok(()) => src.len(),
+        Err(at) => valid_up_to_from(src, at),
+    }
+}
+
+/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
+/// validating as it copies; returns its length.
+///
+/// # Safety
+/// The CPU must have AVX2: call it only where [`cpu_has`] (or [`available`]) returned
+/// `true`.
+#[inline]
+pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+    debug_assert!(cpu_has());
+    let src = &src[..src.len().min(dst.len())];
+    let out = dst.as_mut_ptr().cast::<u8>();
+    // SAFETY: the CPU has AVX2 (the caller's precondition); `dst` has room for all of
+    // `src` and does not overlap it (it is a `&mut`).
+    match unsafe { check::<true>(src, out) } {
+        Ok(()) => src.len(),
+        Err(at) => {
+            let valid = valid_up_to_from(src, at);
+            if valid > at {
+                // SAFETY: `at <= valid <= src.len() <= dst.len()`, and the two do not
+                // overlap (`dst` is a `&mut`).
+                unsafe { core::ptr::copy_nonoverlapping(src.as_ptr().add(at), out.add(at), valid - at) };
+            }
+            valid
+        }
+    }
+}
+
+/// Stores the vector `v` of 32 bytes at `p` when `run` (the ASCII bytes at its
+/// start) is 16 or more, else its first half: never more than 16 bytes past the run.
+///
+/// # Safety
+/// The 32 bytes at `p` must be writable, and the CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn store_run(p: *mut u8, v: __m256i, run: usize) {
+    if run >= 16 {
+        // SAFETY: the caller makes the 32 bytes at `p` writable; the CPU has AVX2.
+        unsafe { store(p, v) };
+    } else {
+        // SAFETY: as above, for the first 16 of them.
+        unsafe { _mm_storeu_si128(p.cast::<__m128i>(), _mm256_castsi256_si128(v)) };
+    }
+}
+
+/// The offsets of the steps over `limit >= 32` units, 32 at a time: the last one
+/// ends at `limit`, overlapping the one before when `limit` is not a multiple of 32.
+#[inline(always)]
+fn step_at(pos: usize, limit: usize) -> usize {
+    pos.min(limit - BLOCK)
+}
+
+/// Twin of [`super::scalar::copy_ascii_to_ascii`] (and of the SSE2 kernel): copies
+/// the longest ASCII prefix of `src` that fits in `dst`; returns its length.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
+    let limit = src.len().min(dst.len());
+    if limit < BLOCK {
+        return super::x86_64::copy_ascii_to_ascii_loop::<false>(src, dst);
+    }
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut pos = 0;
+    while pos < limit {
+        let at = step_at(pos, limit);
+        // SAFETY: `at + 32 <= limit`, inside both slices. The CPU has AVX2: this
+        // function enables it, and its callers checked.
+        let v = unsafe { load(s.add(at)) };
+        let mask = _mm256_movemask_epi8(v) as u32;
+        let run = mask.trailing_zeros() as usize;
+        // SAFETY: as above.
+        unsafe { store_run(d.add(at), v, run) };
+        if mask != 0 {
+            return at + run;
+        }
+        pos = at + BLOCK;
+    }
+    limit
+}
+
+/// Twin of [`super::scalar::copy_ascii_to_utf16`] (and of the SSE2 kernel): widens the
+/// longest ASCII prefix of `src` that fits in `dst`; returns its length.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    let limit = src.len().min(dst.len());
+    if limit < BLOCK {
+        return super::x86_64::copy_ascii_to_utf16_loop::<false>(src, dst);
+    }
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
+    let mut pos = 0;
+    while pos < limit {
+        let at = step_at(pos, limit);
+        // SAFETY: `at + 32 <= limit`: 32 bytes of `src`, 32 units (64 bytes) of `dst`.
+        // The CPU has AVX2: this function enables it, and its callers checked.
+        let v = unsafe { load(s.add(at)) };
+        let mask = _mm256_movemask_epi8(v) as u32;
+        let run = mask.trailing_zeros() as usize;
+        // SAFETY: as above. The second 16 units only when the run reaches them.
+        unsafe {
+            store(d.add(2 * at), _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)));
+            if run >= 16 {
+                store(d.add(2 * at + BLOCK), _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)));
+            }
+        }
+        if mask != 0 {
+            return at + run;
+        }
+        pos = at + BLOCK;
+    }
+    limit
+}
+
+/// Twin of [`super::scalar::copy_utf16_ascii_to_bytes`] (and of the SSE2 kernel):
+/// narrows the longest run of ASCII code units of `src` that fits in `dst`; returns
+/// its length.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+    let limit = src.len().min(dst.len());
+    if limit < BLOCK {
+        return super::x86_64::copy_utf16_ascii_to_bytes_loop::<false>(src, dst);
+    }
+    // SAFETY: `src` holds `limit` units (native order, so no swap), `dst` `limit`
+    // bytes; the CPU has AVX2 (the caller's precondition).
+    unsafe { narrow_ascii(src.as_ptr().cast(), limit, dst.as_mut_ptr(), false) }
+}
+
+/// Twin of [`super::scalar::utf16_bytes_ascii_to_bytes`] (and of the SSE2 kernel):
+/// narrows the run of ASCII code units at the start of UTF-16 bytes into `dst` as far
+/// as it fits; returns the units copied.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {
+    let limit = (src.len() / 2).min(dst.len());
+    if limit < BLOCK {
+        return super::x86_64::utf16_bytes_ascii_to_bytes_loop::<false>(src, dst, big_endian);
+    }
+    // SAFETY: `src` holds `limit` units (`2 * limit` bytes), `dst` `limit` bytes; the
+    // CPU has AVX2 (the caller's precondition).
+    unsafe { narrow_ascii(src.as_ptr(), limit, dst.as_mut_ptr(), big_endian) }
+}
+
+/// The bytes that swap the two bytes of each 16-bit lane, for `vpshufb`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn byte_swap() -> __m256i {
+    _mm256_setr_epi8(
+        1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14,
+    )
+}
+
+/// Narrows the run of ASCII code units at `s` (`limit >= 32` of them, byte-swapped
+/// first when `swap`) into `d`; returns its length.
+///
+/// # Safety
+/// `s` must hold `2 * limit` readable bytes and `d` `limit` writable ones, and the CPU
+/// must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn narrow_ascii(s: *const u8, limit: usize, d: *mut u8, swap: bool) -> usize {
+    debug_assert!(limit >= BLOCK);
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let swap_bytes = byte_swap();
+    let mut pos = 0;
+    while pos < limit {
+        let at = step_at(pos, limit);
+        // SAFETY: `at + 32 <= limit`: 32 units (64 bytes) of `s`, 32 bytes of `d`.
+        // The CPU has AVX2: this function enables it, and its callers checked.
+        let (mut a, mut b) = unsafe { (load(s.add(2 * at)), load(s.add(2 * at + BLOCK))) };
+        if swap {
+            (a, b) = (_mm256_shuffle_epi8(a, swap_bytes), _mm256_shuffle_epi8(b, swap_bytes));
+        }
+        // `vpackuswb` packs within 128-bit lanes: the 64-bit quarters back in order.
+        let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
+        if _mm256_testz_si256(_mm256_or_si256(a, b), not_ascii) == 1 {
+            // SAFETY: as above.
+            unsafe { store(d.add(at), packed) };
+            pos = at + BLOCK;
+            continue;
+        }
+        let zero = _mm256_setzero_si256();
+        let ascii = _mm256_packs_epi16(
+            _mm256_cmpeq_epi16(_mm256_and_si256(a, not_ascii), zero),
+            _mm256_cmpeq_epi16(_mm256_and_si256(b, not_ascii), zero),
+        );
+        let mask = _mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(ascii)) as u32;
+        let run = mask.trailing_ones() as usize;
+        // SAFETY: as above.
+        unsafe { store_run(d.add(at), packed, run) };
+        return at + run;
+    }
+    limit
+}
+
+/// Twin of [`super::scalar::utf16_bytes_to_units`] (and of the SSE2 kernel): UTF-16
+/// bytes to code units while they are not surrogates and fit in `dst`; returns the
+/// units written.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
+    const UNITS: usize = BLOCK / 2;
+    let limit = (src.len() / 2).min(dst.len());
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
+    let swap = byte_swap();
+    let top = _mm256_set1_epi16(0xF800u16 as i16);
+    let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
+    let mut n = 0;
+    while n + UNITS <= limit {
+        // SAFETY: `n + 16 <= limit`: 32 bytes of `src` and of `dst`. The CPU has AVX2:
+        // this function enables it, and its callers checked.
+        let v = unsafe { load(s.add(2 * n)) };
+        let units = if big_endian { _mm256_shuffle_epi8(v, swap) } else { v };
+        // A surrogate is 0xD800..=0xDFFF: its top five bits are 11011.
+        let surrogates = _mm256_cmpeq_epi16(_mm256_and_si256(units, top), surrogate);
+        if _mm256_testz_si256(surrogates, surrogates) == 0 {
+            break;
+        }
+        // SAFETY: as above.
+        unsafe { store(d.add(2 * n), units) };
+        n += UNITS;
+    }
+    n + super::x86_64::utf16_bytes_to_units_loop::<false>(&src[2 * n..2 * limit], &mut dst[n..limit], big_endian)
+}
+
+/// Widens the 32 ASCII bytes `v` into the 32 units at `d`.
+///
+/// # Safety
+/// The 64 bytes at `d` must be writable, and the CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn widen(d: *mut u8, v: __m256i) {
+    // SAFETY: the caller makes the 64 bytes at `d` writable; the CPU has AVX2.
+    unsafe {
+        store(d, _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)));
+        store(d.add(BLOCK), _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)));
+    }
+}
+
+/// Twin of [`super::scalar::utf8_to_utf16`] (and of the SSSE3 kernel): transcodes
+/// valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`. Returns the
+/// units written.
+///
+/// The SSSE3 kernel's algorithm, with the masks of each 64 bytes from two vectors,
+/// 64 ASCII bytes widened with four stores, and ASCII runs inside a chunk widened 32
+/// units a step; the other steps are the SSSE3 kernel's ([`super::ssse3::step`]).
+///
+/// # Safety
+/// The CPU must have AVX2 (which implies SSSE3).
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    let bytes = s.as_bytes();
+    assert!(dst.len() >= bytes.len());
+    let (src, out) = (bytes.as_ptr(), dst.as_mut_ptr().cast::<u8>());
+    let mut read = 0;
+    let mut written = 0;
+    // Each byte read makes at most one unit, so `dst` has room for as many units as
+    // there are bytes left: 64 while a chunk is read.
+    while read + 64 <= bytes.len() {
+        // SAFETY: `read + 64 <= bytes.len()`. The CPU has AVX2: this function enables
+        // it, and its callers checked.
+        let (a, b) = unsafe { (load(src.add(read)), load(src.add(read + BLOCK))) };
+        let high = |v| _mm256_movemask_epi8(v) as u32 as u64;
+        let non_ascii = high(a) | (high(b) << 32);
+        if non_ascii == 0 {
+            // SAFETY: `dst` has room for 64 units from `written` (see above); the CPU
+            // has AVX2, as above.
+            unsafe {
+                widen(out.add(2 * written), a);
+                widen(out.add(2 * written + 2 * BLOCK), b);
+            }
+            read += 64;
+            written += 64;
+            continue;
+        }
+        // Continuation bytes: 0x80 to 0xBF, less than -64 as `i8`.
+        let below = _mm256_set1_epi8(-64);
+        let continuation = high(_mm256_cmpgt_epi8(below, a)) | (high(_mm256_cmpgt_epi8(below, b)) << 32);
+        // Byte i ends a character when byte i + 1 starts one.
+        let ends = !continuation >> 1;
+        let mut offset = 0;
+        while offset <= 48 {
+            let ascii = (non_ascii >> offset).trailing_zeros();
+            if ascii >= 32 && offset <= 32 {
+                // 32 ASCII bytes inside the chunk: widened at once.
+                // SAFETY: `read + offset + 32 <= read + 64 <= bytes.len()`, and `dst`
+                // has room for as many units as bytes are left. The CPU has AVX2, as
+                // above.
+                unsafe { widen(out.add(2 * written), load(src.add(read + offset))) };
+                offset += 32;
+                written += 32;
+                continue;
+            }
+            // SAFETY: the CPU has AVX2, hence SSSE3; `read + offset` is a character
+            // boundary with 16 bytes after it, and `dst` room for 16 units.
+            let (r, w) = unsafe { super::ssse3::step(s, read + offset, ascii, (ends >> offset) as u32, dst, written) };
+            offset += r;
+            written += w;
+        }
+        read += offset;
+    }
+    while read + 16 <= bytes.len() {
+        let block = bytes[read..][..16].try_into().unwrap_or(&[0; 16]);
+        // SAFETY: the CPU has AVX2, hence SSSE3.
+        let (non_ascii, continuation) = unsafe { super::ssse3::masks(block) };
+        let ascii = non_ascii.trailing_zeros();
+        // SAFETY: the CPU has AVX2, hence SSSE3; as above.
+        let (r, w) = unsafe { super::ssse3::step(s, read, ascii, !continuation >> 1, dst, written) };
+        read += r;
+        written += w;
+    }
+    written + super::scalar::utf8_to_utf16(&s[read..], &mut dst[written..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::avx512::tests::{Rng, SOME, random_text};
+    use super::super::scalar;
+    use super::*;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// Compares the kernels with their twins on `bytes` (the fused copy too when
+    /// `copy`).
+    fn same(bytes: &[u8], copy: bool) {
+        assert!(cpu_has(), "the callers check the CPU first");
+        let expected = scalar::utf8_valid_up_to(bytes);
+        // SAFETY (every call below): the CPU has AVX2, as just asserted.
+        assert_eq!(unsafe { is_valid(bytes) }, expected == bytes.len(), "{bytes:02X?}");
+        assert_eq!(unsafe { valid_up_to(bytes) }, expected, "{bytes:02X?}");
+        if copy {
+            let mut out = vec![MaybeUninit::new(0xAAu8); bytes.len() + 1];
+            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out) }, expected, "{bytes:02X?}");
+            // SAFETY: the kernel wrote (or the fill left) every byte.
+            let copied: Vec<u8> = out[..expected].iter().map(|b| unsafe { b.assume_init() }).collect();
+            assert_eq!(copied, &bytes[..expected]);
+            // A destination shorter than the input.
+            let short = bytes.len() / 2;
+            let expected = scalar::utf8_valid_up_to(&bytes[..short]);
+            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out[..short]) }, expected, "{bytes:02X?}");
+        }
+    }
+
+    /// Every byte pair (and every lone byte) at the offsets around the first block,
+    /// every block boundary of the first two groups and of the single-block loop after
+    /// them, and the tail, in inputs that end there or run on.
+    #[test]
+    fn avx2_short_sequences_at_every_offset() {
+        if !cpu_has() {
+            return;
+        }
+        let mut buf = [b'a'; 420];
+        let offsets = (0..=38)
+            .chain(61..=67)
+            .chain(93..=99)
+            .chain(125..=131)
+            .chain(157..=163)
+            .chain(285..=291)
+            .chain(317..=323)
+            .chain(349..=355)
+            .chain(381..=387);
+        for first in 0..=255u8 {
+            for second in (0..=255u8).map(Some).chain([None]) {
+                let seq: Vec<u8> = [Some(first), second].into_iter().flatten().collect();
+                for offset in offsets.clone() {
+                    let totals: &[usize] = if offset <= 38 {
+                        &[offset + seq.len(), 32, 64, 67, 160, 170]
+                    } else {
+                        &[offset + seq.len(), 400]
+                    };
+                    for &total in totals {
+                        if total < offset + seq.len() {
+                            continue;
+                        }
+                        buf[offset..offset + seq.len()].copy_from_slice(&seq);
+                        same(&buf[..total], false);
+                        buf[offset..offset + seq.len()].fill(b'a');
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every lead byte from C0 with every second byte and a sample of third and fourth
+    /// bytes (overlongs, surrogates, above U+10FFFF, truncations) across block and
+    /// group boundaries.
+    #[test]
+    fn avx2_long_sequences_at_boundaries() {
+        if !cpu_has() {
+            return;
+        }
+        let mut buf = [b'a'; 420];
+        for first in 0xC0..=0xFFu8 {
+            for second in 0..=255u8 {
+                for third in SOME {
+                    for fourth in SOME.into_iter().map(Some).chain([None]) {
+                        let seq: Vec<u8> =
+                            [Some(first), Some(second), Some(third), fourth].into_iter().flatten().collect();
+                        for offset in [0, 29, 30, 31, 62, 126, 157, 158, 159, 286, 318, 381, 382, 383] {
+                            for total in [offset + seq.len(), if offset < 32 { 64 } else { 400 }] {
+                                buf[offset..offset + seq.len()].copy_from_slice(&seq);
+                                same(&buf[..total], false);
+                                buf[offset..offset + seq.len()].fill(b'a');
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn avx2_random_inputs_at_every_alignment() {
+        if !cpu_has() {
+            return;
+        }
+        let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
+        let mut buf = vec![0u8; 64 + 800];
+        for case in 0..1_000_000 {
+            let len = rng.below(if case % 16 == 0 { 800 } else { 300 });
+            let align = rng.below(64);
+            let bytes = &mut buf[align..align + len];
+            match case % 3 {
+                0 => {
+                    // Random bytes, mostly ASCII or mostly not.
+                    let high = rng.below(4);
+                    for b in bytes.iter_mut() {
+                        *b = rng.next() as u8;
+                        if rng.below(4) >= high {
+                            *b &= 0x7F;
+                        }
+                    }
+                }
+                _ => {
+                    let text = random_text(&mut rng, len);
+                    bytes.copy_from_slice(&text[..len]);
+                    if case % 3 == 2 && len > 0 {
+                        for _ in 0..1 + rng.below(2) {
+                            let at = rng.below(len);
+                            bytes[at] = match rng.below(3) {
+                                0 => rng.next() as u8,
+                                1 => SOME[rng.below(SOME.len())],
+                                _ => bytes[at] ^ (1 << rng.below(8)),
+                            };
+                        }
+                    }
+                }
+            }
+            same(&buf[align..align + len], case % 4 == 0);
+        }
+    }
+
+    #[test]
+    fn avx2_long_texts_with_one_error_anywhere() {
+        if !cpu_has() {
+            return;
+        }
+        let mut rng = Rng(4242);
+        for _ in 0..300 {
+            let len = 1000 + rng.below(3000);
+            let mut text = random_text(&mut rng, len);
+            same(&text, true);
+            let at = rng.below(text.len());
+            text[at] = SOME[rng.below(SOME.len())];
+            same(&text, true);
+        }
+        // All ASCII, then one character (whole, cut, or a lone continuation byte) at
+        // every position of the last blocks: ends of groups, of blocks, and tails.
+        for len in [64, 95, 96, 160, 191, 192, 288, 320, 351, 416, 417, 449] {
+            for at in len - 40..len {
+                for seq in [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80", b"\xF4\x90"] {
+                    let mut bytes = vec![b'x'; len];
+                    let end = (at + seq.len()).min(len);
+                    bytes[at..end].copy_from_slice(&seq[..end - at]);
+                    same(&bytes, true);
+                }
+            }
+        }
+    }
+    /// The ASCII kernels against their scalar twins: every length up to 140 at every
+    /// alignment, with the first non-ASCII unit (or surrogate) at every position, and
+    /// output buffers shorter and longer than the input; nothing written more than 16
+    /// units past the reported run.
+    #[test]
+    fn avx2_ascii_kernels_match_scalar_twins() {
+        if !cpu_has() {
+            return;
+        }
+        const FILL: u8 = 0xEE;
+        let base: Vec<u8> = (0..200u8).map(|i| b'a' + i % 26).collect();
+        for start in 0..33 {
+            for len in 0..140 {
+                for bad in (0..=len).filter(|b| b % 5 == 0 || *b + 3 > len || (14..19).contains(&(b % 32))) {
+                    let mut bytes = base.clone();
+                    if bad < len {
+                        bytes[start + bad] = 0x80 | bad as u8;
+                    }
+                    let src = &bytes[start..start + len];
+                    let units: Vec<u16> =
+                        src.iter().map(|&b| if b >= 0x80 { 0x100 + b as u16 } else { b as u16 }).collect();
+                    for out_len in [0, len / 2, len.saturating_sub(1), len, len + 40] {
+                        let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
+                        // SAFETY (every kernel call below): the CPU has AVX2, as checked.
+                        let n = unsafe { copy_ascii_to_ascii(src, &mut a) };
+                        assert_eq!(n, scalar::copy_ascii_to_ascii(src, &mut b), "{start} {len} {bad} {out_len}");
+                        assert_eq!(a[..n], b[..n]);
+                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                        let (mut a, mut b) = (vec![0xEEEEu16; out_len], vec![0u16; out_len]);
+                        let n = unsafe { copy_ascii_to_utf16(src, &mut a) };
+                        assert_eq!(n, scalar::copy_ascii_to_utf16(src, &mut b));
+                        assert_eq!(a[..n], b[..n]);
+                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == 0xEEEE), "scratch");
+                        let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
+                        let n = unsafe { copy_utf16_ascii_to_bytes(&units, &mut a) };
+                        assert_eq!(n, scalar::copy_utf16_ascii_to_bytes(&units, &mut b));
+                        assert_eq!(a[..n], b[..n]);
+                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                        let (mut a, mut b) = (vec![0xEEEEu16; out_len], vec![0u16; out_len]);
+                        let (mut c, mut d) = (vec![FILL; out_len], vec![0u8; out_len]);
+                        for big_endian in [false, true] {
+                            // The non-ASCII unit becomes a surrogate (or not, 0x1xx).
+                            let bytes: Vec<u8> = units
+                                .iter()
+                                .map(|&u| if u >= 0x100 && bad % 2 == 0 { u + 0xD700 } else { u })
+                                .flat_map(|u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() })
+                                .collect();
+                            for cut in [bytes.len(), bytes.len().saturating_sub(1)] {
+                                let src = &bytes[..cut];
+                                let n = unsafe { utf16_bytes_to_units(src, &mut a, big_endian) };
+                                assert_eq!(n, scalar::utf16_bytes_to_units(src, &mut b, big_endian));
+                                assert_eq!(a[..n], b[..n]);
+                                c.fill(FILL);
+                                let n = unsafe { utf16_bytes_ascii_to_bytes(src, &mut c, big_endian) };
+                                assert_eq!(n, scalar::utf16_bytes_ascii_to_bytes(src, &mut d, big_endian));
+                                assert_eq!(c[..n], d[..n]);
+                                assert!(c[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    /// Text of characters of every length, in runs and mixed, at every alignment and
+    /// every length, against the scalar twin (the SSSE3 kernel's test).
+    #[test]
+    fn avx2_utf8_to_utf16_matches_scalar_twin() {
+        if !cpu_has() {
+            return;
+        }
+        // SAFETY: the CPU has AVX2, as just checked.
+        super::super::ssse3::tests::check_utf8_to_utf16(|s, dst| unsafe { utf8_to_utf16(s, dst) });
+    }
+}
