@@ -15,8 +15,9 @@
 //!
 //! On aarch64, `aarch64` has NEON kernels (NEON is its baseline) for what LLVM's
 //! vectorizer cannot find in the portable loops: packing UTF-8 sequences of
-//! different lengths, with the shuffle tables of `shuffles` that the SSSE3 kernels
-//! use too. They are tested under qemu-user.
+//! different lengths (UTF-16 → UTF-8 blocks) and gathering them (UTF-8 → UTF-16),
+//! with the shuffle tables of `shuffles` that the SSSE3 kernels use too. They are
+//! tested under qemu-user; a cap at `portable` turns them off.
 //!
 //! A cap on the tier ([`crate::tier`]: `WHATENC_MAX_TIER` or `set_max_tier`) stops
 //! the choice at a lower tier, down to the portable kernels, so that one build runs
@@ -28,8 +29,8 @@
 //! Building with `RUSTFLAGS="--cfg whatenc_portable"` makes an x86_64 build
 //! choose its kernels as any other target does: the [`scalar`] kernels and simdutf8,
 //! no SSE2, SSSE3, AVX2 or AVX-512 kernel. It is for running the whole test suite on the
-//! portable code (CI does), which other targets, such as aarch64, use; every
-//! `target_arch = "x86_64"` choice in this module goes with `not(whatenc_portable)`.
+//! portable code (CI does), which other targets use; every `target_arch` choice in
+//! this module goes with `not(whatenc_portable)` (on aarch64 it turns NEON off too).
 
 /// Whether the CPU has an x86 feature: detected at run time and cached by `std`;
 /// without `std`, whether the build targets it.
