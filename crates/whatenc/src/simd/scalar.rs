@@ -41,6 +41,8 @@ pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
 
 /// The offset of the first `needle` in `haystack`: 32 bytes a step (one compare and
 /// OR across the chunk, which LLVM vectorizes), then the byte in that chunk.
+/// (For `io`'s `read_line`, with `std`.)
+#[cfg(any(feature = "std", test))]
 #[inline]
 pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
     let mut pos = 0;
