@@ -140,19 +140,41 @@ pub struct Decoder {
 trait Output {
     /// Units of U+FFFD.
     const REPLACEMENT_LEN: usize;
+    /// Whether the output is UTF-16 (else UTF-8).
+    const UTF16: bool = false;
+    /// The output unit at `at`, when `written` units have been written in this call.
+    fn unit(&self, written: usize, at: usize) -> u16;
     fn room(&self, from: usize) -> usize;
-    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress;
+    /// Decodes into at most `limit` units from `from`.
+    fn decode(
+        &mut self,
+        from: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress;
     /// Writes U+FFFD at `at`, where there is room.
     fn replace(&mut self, at: usize);
 }
 
 impl Output for [u8] {
     const REPLACEMENT_LEN: usize = 3;
+    fn unit(&self, _: usize, at: usize) -> u16 {
+        u16::from(self[at])
+    }
     fn room(&self, from: usize) -> usize {
         self.len() - from
     }
-    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
-        decoder.decode_to_utf8(src, &mut self[from..], last)
+    fn decode(
+        &mut self,
+        from: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress {
+        decoder.decode_to_utf8(src, &mut self[from..from + limit], last)
     }
     fn replace(&mut self, at: usize) {
         self[at..at + 3].copy_from_slice("\u{FFFD}".as_bytes());
@@ -161,11 +183,22 @@ impl Output for [u8] {
 
 impl Output for [u16] {
     const REPLACEMENT_LEN: usize = 1;
+    const UTF16: bool = true;
+    fn unit(&self, _: usize, at: usize) -> u16 {
+        self[at]
+    }
     fn room(&self, from: usize) -> usize {
         self.len() - from
     }
-    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
-        decoder.decode_to_utf16(src, &mut self[from..], last)
+    fn decode(
+        &mut self,
+        from: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress {
+        decoder.decode_to_utf16(src, &mut self[from..from + limit], last)
     }
     fn replace(&mut self, at: usize) {
         self[at] = 0xFFFD;
@@ -174,11 +207,24 @@ impl Output for [u16] {
 
 impl Output for str {
     const REPLACEMENT_LEN: usize = 3;
+    fn unit(&self, _: usize, at: usize) -> u16 {
+        u16::from(self.as_bytes()[at])
+    }
     fn room(&self, from: usize) -> usize {
         self.len() - from
     }
-    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
-        decoder.decode_to_str(src, &mut self[from..], last)
+    fn decode(
+        &mut self,
+        from: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress {
+        // A `str` is cut only at character boundaries: a limit inside a character
+        // moves back to its start (less room is always safe for the caller).
+        let end = (from..=from + limit).rev().find(|&end| self.is_char_boundary(end)).unwrap_or(from);
+        decoder.decode_to_str(src, &mut self[from..end], last)
     }
     fn replace(&mut self, at: usize) {
         // A `&mut str` takes bytes only through a decoder: decode U+FFFD's own
@@ -191,14 +237,149 @@ impl Output for str {
 /// Appends within the spare capacity; `from` is not used (the length says it).
 impl Output for String {
     const REPLACEMENT_LEN: usize = 3;
+    fn unit(&self, written: usize, at: usize) -> u16 {
+        u16::from(self.as_bytes()[self.len() - written + at])
+    }
     fn room(&self, _: usize) -> usize {
         self.capacity() - self.len()
     }
-    fn decode(&mut self, _: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
-        decoder.decode_to_string(src, self, last)
+    fn decode(
+        &mut self,
+        _: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress {
+        if limit >= self.capacity() - self.len() {
+            return decoder.decode_to_string(src, self, last);
+        }
+        // Within part of the spare capacity: pad it with NULs (a zero fill, as the
+        // native `decode_to_string` does), decode into it, and cut the rest off.
+        let start = self.len();
+        self.extend(core::iter::repeat_n('\0', limit));
+        let progress = decoder.decode_to_str(src, &mut self[start..], last);
+        self.truncate(start + progress.written);
+        progress
     }
     fn replace(&mut self, _: usize) {
         self.push('\u{FFFD}');
+    }
+}
+
+/// Above this much room beyond the worst case of a step, a call hands the input
+/// to the native bulk decoder.
+const BULK: usize = 8;
+
+/// How encoding_rs's decoder for an encoding asks for room, observed at output
+/// buffers of every size. Its decoders check the room before a step against the
+/// worst case of that step ([`Pace::worst`]: 3 or 4 bytes of UTF-8, 1 or 2 UTF-16
+/// units, counting a U+FFFD the step may need), so that the replacing methods
+/// always have room for U+FFFD after a malformed sequence.
+///
+/// `Lead` (single-byte and lead-byte encodings): a call copies ASCII while there
+/// is a unit of room, and wants the worst case free before a non-ASCII byte. After
+/// a non-ASCII character it wants the worst case before any byte, ASCII too, until
+/// an ASCII byte of 0x3C or more (a letter or markup) sends it back to the ASCII
+/// copy; bytes after a lead byte are read without a check. A sequence left
+/// incomplete by the previous call wants the worst case free before the call reads
+/// on (and then the call copies ASCII again), but not to be reported truncated at
+/// the end of the stream.
+///
+/// `EveryByte` (x-user-defined): the worst case before every byte.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pace {
+    Lead {
+        astral: bool,
+        punctuation: bool,
+    },
+    /// Shift_JIS: `Lead` without punctuation, where a half-width katakana (a
+    /// single byte) leaves the call copying ASCII.
+    ShiftJis,
+    EveryByte,
+    /// replacement: the worst case before the first byte, nothing after.
+    Replacement,
+}
+
+impl Pace {
+    fn of(encoding: &'static whatenc::Encoding) -> Pace {
+        match encoding.name() {
+            "x-user-defined" => Pace::EveryByte,
+            "replacement" => Pace::Replacement,
+            "Big5" => Pace::Lead { astral: true, punctuation: false },
+            "Shift_JIS" => Pace::ShiftJis,
+            "gb18030" | "GBK" | "UTF-8" | "UTF-16BE" | "UTF-16LE" => Pace::Lead { astral: true, punctuation: true },
+            _ => Pace::Lead { astral: false, punctuation: true },
+        }
+    }
+
+    /// The room a step may need: the most units one step writes.
+    fn worst(self, utf16: bool) -> usize {
+        let astral = matches!(self, Pace::Lead { astral: true, .. });
+        match (utf16, astral) {
+            (false, false) => 3,
+            (false, true) => 4,
+            (true, false) => 1,
+            (true, true) => 2,
+        }
+    }
+
+    /// Whether ASCII below 0x3C after a non-ASCII character wants the worst case.
+    fn punctuation(self) -> bool {
+        matches!(self, Pace::Lead { punctuation: true, .. })
+    }
+
+    /// Whether a call that starts inside a sequence wants the worst case free.
+    fn asks_at_pending(self) -> bool {
+        matches!(self, Pace::Lead { .. } | Pace::ShiftJis)
+    }
+
+    /// The room wanted before reading `byte`.
+    /// `started`: whether the decoder has read a byte.
+    fn need(self, pending: bool, middle: bool, started: bool, byte: u8, worst: usize) -> usize {
+        match self {
+            Pace::EveryByte => worst,
+            Pace::Replacement => {
+                if started {
+                    0
+                } else {
+                    worst
+                }
+            }
+            Pace::Lead { .. } | Pace::ShiftJis if pending => 0,
+            Pace::Lead { .. } | Pace::ShiftJis if byte < 0x80 && !middle => 1,
+            Pace::Lead { .. } | Pace::ShiftJis => worst,
+        }
+    }
+
+    /// Whether, after the output `dst[floor..written]` of a call, the call wants
+    /// the worst case before an ASCII byte: the output ends with a non-ASCII
+    /// character and ASCII below 0x3C only.
+    fn middle_after<O: Output + ?Sized>(self, dst: &O, floor: usize, written: usize) -> bool {
+        let punctuation = self.punctuation();
+        for at in (floor..written).rev() {
+            match dst.unit(written, at) {
+                0..0x3C if punctuation => continue,
+                0..0x80 => return false,
+                _ if self == Pace::ShiftJis => {
+                    // A half-width katakana: U+FF61 to U+FF9F.
+                    let katakana = if O::UTF16 {
+                        (0xFF61..=0xFF9F).contains(&dst.unit(written, at))
+                    } else {
+                        at >= floor + 2 && {
+                            let unit = |i| dst.unit(written, i);
+                            matches!(
+                                (unit(at - 2), unit(at - 1), unit(at)),
+                                (0xEF, 0xBD, 0xA1..=0xBF) | (0xEF, 0xBE, 0x80..=0x9F)
+                            )
+                        }
+                    };
+                    return !katakana;
+                }
+                _ => return matches!(self, Pace::Lead { .. }),
+            }
+        }
+        false
     }
 }
 
@@ -316,6 +497,104 @@ impl Decoder {
         Encoding::from_native(self.native.encoding())
     }
 
+    /// Runs `native` over `src` into at most `limit` units of `dst` from `from`,
+    /// keeping count of the bytes it has consumed.
+    fn feed<O: Output + ?Sized>(
+        &mut self,
+        src: &[u8],
+        dst: &mut O,
+        from: usize,
+        limit: usize,
+        last: bool,
+    ) -> DecodeProgress {
+        let progress = dst.decode(from, limit, &mut self.native, src, last);
+        self.native_fed += progress.read as u64;
+        if progress.read != 0 {
+            self.last_fed = src[progress.read - 1];
+        }
+        progress
+    }
+
+    /// One call of encoding_rs's decoder without replacement, emulated: decodes
+    /// `src` into `dst` from `from`, stopping for room where encoding_rs does
+    /// (see [`Pace`]). Returns the progress (`written` counts from `from`).
+    fn raw<O: Output + ?Sized>(&mut self, src: &[u8], dst: &mut O, from: usize, last: bool) -> DecodeProgress {
+        let pace = Pace::of(self.native.encoding());
+        let worst = pace.worst(O::UTF16);
+        let mut read = 0;
+        let mut written = from;
+        let done = |result, read, written: usize| DecodeProgress { result, read, written: written - from };
+        // A sequence left incomplete by the previous call: encoding_rs wants the
+        // worst case free before reading on (but not to report it truncated).
+        if self.native.pending_len() > 0 && pace.asks_at_pending() {
+            if src.is_empty() {
+                let progress = if last {
+                    self.feed(src, dst, written, dst.room(written), true)
+                } else {
+                    done(whatenc::DecoderResult::InputEmpty, 0, written)
+                };
+                return DecodeProgress { written: progress.written, ..progress };
+            }
+            if dst.room(written) < worst {
+                return done(whatenc::DecoderResult::OutputFull, 0, written);
+            }
+            while self.native.pending_len() > 0 && read < src.len() {
+                let one_last = last && read + 1 == src.len();
+                let progress = self.feed(&src[read..read + 1], dst, written, dst.room(written), one_last);
+                read += progress.read;
+                written += progress.written;
+                if progress.result != whatenc::DecoderResult::InputEmpty || progress.read == 0 {
+                    return done(progress.result, read, written);
+                }
+            }
+        }
+        // Output before `floor` does not decide the mode (see `Pace`).
+        let floor = written;
+        let mut middle = false;
+        loop {
+            if read == src.len() {
+                return done(whatenc::DecoderResult::InputEmpty, read, written);
+            }
+            let room = dst.room(written);
+            if room >= worst + BULK {
+                // Well within the room: the native bulk decoder, with the worst case
+                // of one step kept free so that it stops no later than encoding_rs.
+                let progress = self.feed(&src[read..], dst, written, room - worst, last);
+                read += progress.read;
+                written += progress.written;
+                if progress.result != whatenc::DecoderResult::OutputFull {
+                    return done(progress.result, read, written);
+                }
+                middle = pace.middle_after(dst, floor, written);
+                if progress.read != 0 || progress.written != 0 {
+                    continue;
+                }
+            }
+            // Near the end of the room: one byte at a time, by encoding_rs's rule.
+            let byte = src[read];
+            let pending = self.native.pending_len() > 0;
+            let need = pace.need(pending, middle, self.native_fed != 0, byte, worst);
+            if room < need {
+                return done(whatenc::DecoderResult::OutputFull, read, written);
+            }
+            let one_last = last && read + 1 == src.len();
+            let progress = self.feed(&src[read..read + 1], dst, written, room, one_last);
+            read += progress.read;
+            written += progress.written;
+            if progress.result != whatenc::DecoderResult::InputEmpty || progress.read == 0 {
+                return done(progress.result, read, written);
+            }
+            if progress.written > 0 && self.native.pending_len() == 0 {
+                middle = match byte {
+                    _ if pending => true,
+                    0..0x80 => middle && pace.punctuation() && byte < 0x3C,
+                    0xA1..=0xDF => pace != Pace::ShiftJis,
+                    _ => true,
+                };
+            }
+        }
+    }
+
     /// The shared body of every `decode_*` method. `strict`: return at each
     /// malformed sequence; otherwise write U+FFFD for it and go on.
     fn run<O: Output + ?Sized>(
@@ -344,15 +623,11 @@ impl Decoder {
             let from_replay = start < end;
             let input = if from_replay { &held[start..end] } else { &src[read..] };
             let input_last = last && (!from_replay || read == src.len());
-            let progress = dst.decode(written, &mut self.native, input, input_last);
+            let progress = self.raw(input, dst, written, input_last);
             if from_replay {
                 self.replayed += progress.read as u8;
             } else {
                 read += progress.read;
-            }
-            self.native_fed += progress.read as u64;
-            if progress.read != 0 {
-                self.last_fed = input[progress.read - 1];
             }
             written += progress.written;
             if progress.result == whatenc::DecoderResult::InputEmpty {

@@ -420,6 +420,19 @@ impl Decoder {
         first_error.map_or(Ok(()), Err)
     }
 
+    /// For whatenc-encoding-rs: how many bytes the decoder holds, consumed but not
+    /// yet decoded: those of an incomplete sequence (or escape sequence), those
+    /// "restored" to be read again after an error, and those BOM handling holds.
+    /// Not part of the stable API.
+    #[doc(hidden)]
+    pub fn pending_len(&self) -> usize {
+        let bom = match self.bom {
+            BomState::Pending { len, .. } => usize::from(len),
+            BomState::Done => 0,
+        };
+        self.codec.pending_len() + bom + usize::from(self.replay.end - self.replay.start)
+    }
+
     /// In "replacement" mode, the first error that became U+FFFD since the last call
     /// of this method (or since the decoder was made), so that callers can tell
     /// whether the input was well-formed.

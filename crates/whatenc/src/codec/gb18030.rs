@@ -147,6 +147,12 @@ enum Step {
 }
 
 impl Gb18030Decoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        [self.first, self.second, self.third].iter().filter(|&&b| b != 0).count()
+            + usize::from(self.pending_end - self.pending_start)
+    }
+
     /// A decoder in its initial state.
     pub(crate) fn new() -> Self {
         Gb18030Decoder { first: 0, second: 0, third: 0, pending: [0; 3], pending_start: 0, pending_end: 0 }

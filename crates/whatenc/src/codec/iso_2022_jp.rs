@@ -59,6 +59,16 @@ pub(crate) struct Iso2022JpDecoder {
 }
 
 impl Iso2022JpDecoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        let state = match self.state {
+            State::TrailByte | State::EscapeStart => 1,
+            State::Escape => 2,
+            _ => 0,
+        };
+        state + usize::from(self.pending.is_some())
+    }
+
     pub(crate) fn new() -> Self {
         Iso2022JpDecoder { state: State::Ascii, output_state: State::Ascii, lead: 0, output: false, pending: None }
     }

@@ -823,6 +823,22 @@ impl DecoderCodec {
         }
     }
 
+    /// The bytes the handler holds: those of an incomplete sequence (or escape
+    /// sequence) and those restored to be read again.
+    pub(crate) fn pending_len(&self) -> usize {
+        match self {
+            DecoderCodec::Utf8(d) => d.pending_len(),
+            DecoderCodec::Utf16(d) => d.pending_len(),
+            DecoderCodec::SingleByte(_) | DecoderCodec::XUserDefined(_) | DecoderCodec::Replacement(_) => 0,
+            DecoderCodec::Gb18030(d) => d.pending_len(),
+            DecoderCodec::Big5(d) => d.pending_len(),
+            DecoderCodec::EucJp(d) => d.pending_len(),
+            DecoderCodec::Iso2022Jp(d) => d.pending_len(),
+            DecoderCodec::ShiftJis(d) => d.pending_len(),
+            DecoderCodec::EucKr(d) => d.pending_len(),
+        }
+    }
+
     /// Dispatches once to the monomorphic run of the handler.
     #[inline]
     pub(crate) fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {

@@ -21,6 +21,13 @@ pub(crate) struct Utf16Decoder {
 }
 
 impl Utf16Decoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        usize::from(self.leading_byte.is_some())
+            + 2 * usize::from(self.leading_surrogate.is_some())
+            + 2 * usize::from(self.pending_unit.is_some())
+    }
+
     pub(crate) fn new(is_be: bool) -> Self {
         Utf16Decoder { is_be, leading_byte: None, leading_surrogate: None, pending_unit: None }
     }
