@@ -134,6 +134,9 @@ pub struct Decoder {
     /// A U+FFFD owed to the output: its malformed sequence was consumed when there
     /// was no room left to write it.
     pub(crate) owed_replacement: bool,
+    /// Whether `held` holds bytes a gb18030 error put back (rather than bytes BOM
+    /// handling held back).
+    pub(crate) requeued: bool,
 }
 
 /// An output buffer of a decoding call: `[u8]`, `[u16]`, `str` or `String`.
@@ -289,9 +292,12 @@ const BULK: usize = 8;
 /// `EveryByte` (x-user-defined): the worst case before every byte.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Pace {
+    /// `gb`: gb18030 and GBK, where the euro sign from the single byte 0x80
+    /// leaves the call copying ASCII.
     Lead {
         astral: bool,
         punctuation: bool,
+        gb: bool,
     },
     /// Shift_JIS: `Lead` without punctuation, where a half-width katakana (a
     /// single byte) leaves the call copying ASCII.
@@ -299,6 +305,16 @@ enum Pace {
     EveryByte,
     /// replacement: the worst case before the first byte, nothing after.
     Replacement,
+    /// UTF-16BE and UTF-16LE: by code unit. Into UTF-8 as `Lead` (astral) by code
+    /// unit, except that a call starts wanting the worst case; into UTF-16, one unit
+    /// of room for a unit, two for a leading surrogate. A byte that ends the input
+    /// halfway through a unit wants the worst case.
+    Utf16 {
+        be: bool,
+    },
+    /// UTF-8: before a byte that starts a sequence, room for the character its
+    /// value announces (U+FFFD for a byte that cannot start one).
+    Utf8,
 }
 
 impl Pace {
@@ -306,16 +322,19 @@ impl Pace {
         match encoding.name() {
             "x-user-defined" => Pace::EveryByte,
             "replacement" => Pace::Replacement,
-            "Big5" => Pace::Lead { astral: true, punctuation: false },
+            "Big5" => Pace::Lead { astral: true, punctuation: false, gb: false },
             "Shift_JIS" => Pace::ShiftJis,
-            "gb18030" | "GBK" | "UTF-8" | "UTF-16BE" | "UTF-16LE" => Pace::Lead { astral: true, punctuation: true },
-            _ => Pace::Lead { astral: false, punctuation: true },
+            "UTF-8" => Pace::Utf8,
+            "UTF-16BE" => Pace::Utf16 { be: true },
+            "UTF-16LE" => Pace::Utf16 { be: false },
+            "gb18030" | "GBK" => Pace::Lead { astral: true, punctuation: false, gb: true },
+            _ => Pace::Lead { astral: false, punctuation: true, gb: false },
         }
     }
 
     /// The room a step may need: the most units one step writes.
     fn worst(self, utf16: bool) -> usize {
-        let astral = matches!(self, Pace::Lead { astral: true, .. });
+        let astral = matches!(self, Pace::Lead { astral: true, .. } | Pace::Utf8 | Pace::Utf16 { .. });
         match (utf16, astral) {
             (false, false) => 3,
             (false, true) => 4,
@@ -326,12 +345,12 @@ impl Pace {
 
     /// Whether ASCII below 0x3C after a non-ASCII character wants the worst case.
     fn punctuation(self) -> bool {
-        matches!(self, Pace::Lead { punctuation: true, .. })
+        matches!(self, Pace::Lead { punctuation: true, .. } | Pace::Utf16 { .. })
     }
 
     /// Whether a call that starts inside a sequence wants the worst case free.
     fn asks_at_pending(self) -> bool {
-        matches!(self, Pace::Lead { .. } | Pace::ShiftJis)
+        matches!(self, Pace::Lead { .. } | Pace::ShiftJis | Pace::Utf8 | Pace::Utf16 { .. })
     }
 
     /// The room wanted before reading `byte`.
@@ -339,6 +358,8 @@ impl Pace {
     fn need(self, pending: bool, middle: bool, started: bool, byte: u8, worst: usize) -> usize {
         match self {
             Pace::EveryByte => worst,
+            Pace::Utf8 | Pace::Utf16 { .. } if pending => 0,
+            Pace::Utf8 | Pace::Utf16 { .. } => worst,
             Pace::Replacement => {
                 if started {
                     0
@@ -355,7 +376,15 @@ impl Pace {
     /// Whether, after the output `dst[floor..written]` of a call, the call wants
     /// the worst case before an ASCII byte: the output ends with a non-ASCII
     /// character and ASCII below 0x3C only.
-    fn middle_after<O: Output + ?Sized>(self, dst: &O, floor: usize, written: usize) -> bool {
+    /// `consumed`: the input the call has read, for gb18030's euro sign.
+    fn middle_after<O: Output + ?Sized>(
+        self,
+        dst: &O,
+        floor: usize,
+        written: usize,
+        before: bool,
+        consumed: &[u8],
+    ) -> bool {
         let punctuation = self.punctuation();
         for at in (floor..written).rev() {
             match dst.unit(written, at) {
@@ -376,10 +405,24 @@ impl Pace {
                     };
                     return !katakana;
                 }
-                _ => return matches!(self, Pace::Lead { .. }),
+                unit if matches!(self, Pace::Lead { gb: true, .. }) => {
+                    // The euro sign from the single byte 0x80 (the ASCII after it
+                    // came from as many bytes) leaves the call copying ASCII.
+                    let euro = if O::UTF16 {
+                        unit == 0x20AC
+                    } else {
+                        at >= floor + 2
+                            && unit == 0xAC
+                            && dst.unit(written, at - 1) == 0x82
+                            && dst.unit(written, at - 2) == 0xE2
+                    };
+                    let byte = (consumed.len() + at).checked_sub(written).and_then(|i| consumed.get(i));
+                    return !(euro && byte == Some(&0x80));
+                }
+                _ => return matches!(self, Pace::Lead { .. } | Pace::Utf16 { .. }),
             }
         }
-        false
+        before
     }
 }
 
@@ -415,6 +458,7 @@ impl Decoder {
             last_fed: 0,
             restored: 0,
             owed_replacement: false,
+            requeued: false,
         }
     }
 
@@ -515,10 +559,52 @@ impl Decoder {
         progress
     }
 
+    /// After a malformed gb18030 four-byte sequence, encoding_rs has read the bytes
+    /// it puts back, up to the one that ended the sequence, and reports them read;
+    /// the native decoder leaves those still in the input unread. Takes them from
+    /// `rest` (after what the replay buffer still holds) into the replay buffer, to
+    /// be decoded first in the next call; returns how many it took from `rest`
+    /// and how many more bytes after the sequence encoding_rs has read.
+    fn take_restored(&mut self, error: whatenc::DecodeError, rest: &[u8]) -> Option<(usize, u8)> {
+        let name = self.native.encoding().name();
+        let (_, start, end) = self.replay();
+        if error.len != 1 || (name != "gb18030" && name != "GBK") || start != end {
+            return None;
+        }
+        // The bytes after the lead byte that the native decoder holds, then those
+        // of `rest`: the sequence went on (0x30–0x39, then 0x81–0xFE) up to the
+        // byte that ended it.
+        let (held, from_native) = self.native.take_restored();
+        self.native_fed -= from_native as u64;
+        let four_byte = |b: u8| (0x30..=0x39).contains(&b);
+        let third = |b: u8| (0x81..=0xFE).contains(&b);
+        let from_rest = match (from_native, rest) {
+            (0, [b2, b3, ..]) if four_byte(*b2) => 1 + usize::from(third(*b3)),
+            (1, [b3, ..]) => usize::from(third(*b3)),
+            _ => 0,
+        };
+        let taken = from_native + from_rest;
+        self.held[..from_native].copy_from_slice(&held[..from_native]);
+        self.held[from_native..taken].copy_from_slice(&rest[..from_rest]);
+        self.held_len = taken as u8;
+        self.replayed = 0;
+        self.requeued = taken != 0;
+        Some((from_rest, from_rest as u8))
+    }
+
     /// One call of encoding_rs's decoder without replacement, emulated: decodes
     /// `src` into `dst` from `from`, stopping for room where encoding_rs does
     /// (see [`Pace`]). Returns the progress (`written` counts from `from`).
-    fn raw<O: Output + ?Sized>(&mut self, src: &[u8], dst: &mut O, from: usize, last: bool) -> DecodeProgress {
+    /// `requeued`: `src` is bytes put back after an error, before which encoding_rs
+    /// wants room for a character of the BMP.
+    fn raw<O: Output + ?Sized>(
+        &mut self,
+        src: &[u8],
+        dst: &mut O,
+        from: usize,
+        last: bool,
+        requeued: bool,
+    ) -> DecodeProgress {
         let pace = Pace::of(self.native.encoding());
         let worst = pace.worst(O::UTF16);
         let mut read = 0;
@@ -526,6 +612,9 @@ impl Decoder {
         let done = |result, read, written: usize| DecodeProgress { result, read, written: written - from };
         // A sequence left incomplete by the previous call: encoding_rs wants the
         // worst case free before reading on (but not to report it truncated).
+        if requeued && dst.room(written) < O::REPLACEMENT_LEN {
+            return done(whatenc::DecoderResult::OutputFull, 0, written);
+        }
         if self.native.pending_len() > 0 && pace.asks_at_pending() {
             if src.is_empty() {
                 let progress = if last {
@@ -550,7 +639,7 @@ impl Decoder {
         }
         // Output before `floor` does not decide the mode (see `Pace`).
         let floor = written;
-        let mut middle = false;
+        let mut middle = matches!(pace, Pace::Utf16 { .. });
         loop {
             if read == src.len() {
                 return done(whatenc::DecoderResult::InputEmpty, read, written);
@@ -565,7 +654,7 @@ impl Decoder {
                 if progress.result != whatenc::DecoderResult::OutputFull {
                     return done(progress.result, read, written);
                 }
-                middle = pace.middle_after(dst, floor, written);
+                middle = pace.middle_after(dst, floor, written, middle, &src[..read]);
                 if progress.read != 0 || progress.written != 0 {
                     continue;
                 }
@@ -573,7 +662,36 @@ impl Decoder {
             // Near the end of the room: one byte at a time, by encoding_rs's rule.
             let byte = src[read];
             let pending = self.native.pending_len() > 0;
-            let need = pace.need(pending, middle, self.native_fed != 0, byte, worst);
+            let need = match pace {
+                // A whole valid character wants its own room; anything else the
+                // worst case.
+                Pace::Utf8 if !pending => {
+                    let len = match byte {
+                        0..0x80 => 1,
+                        0xC2..=0xDF => 2,
+                        0xE0..=0xEF => 3,
+                        _ => 4,
+                    };
+                    match src.get(read..read + len).map(core::str::from_utf8) {
+                        Some(Ok(c)) if O::UTF16 => c.chars().next().map_or(worst, char::len_utf16),
+                        Some(Ok(_)) => len,
+                        _ => worst,
+                    }
+                }
+                Pace::Utf16 { be } if !pending => match src.get(read..read + 2) {
+                    Some(&[a, b]) => {
+                        let unit = if be { u16::from_be_bytes([a, b]) } else { u16::from_le_bytes([a, b]) };
+                        match unit {
+                            0xD800..0xDC00 if O::UTF16 => 2,
+                            _ if O::UTF16 => 1,
+                            0..0x80 if !middle => 1,
+                            _ => worst,
+                        }
+                    }
+                    _ => worst,
+                },
+                _ => pace.need(pending, middle, self.native_fed != 0, byte, worst),
+            };
             if room < need {
                 return done(whatenc::DecoderResult::OutputFull, read, written);
             }
@@ -585,10 +703,11 @@ impl Decoder {
                 return done(progress.result, read, written);
             }
             if progress.written > 0 && self.native.pending_len() == 0 {
+                let last_unit = dst.unit(written, written - 1);
                 middle = match byte {
-                    _ if pending => true,
-                    0..0x80 => middle && pace.punctuation() && byte < 0x3C,
-                    0xA1..=0xDF => pace != Pace::ShiftJis,
+                    0xA1..=0xDF if !pending && pace == Pace::ShiftJis => false,
+                    0x80 if !pending && matches!(pace, Pace::Lead { gb: true, .. }) => false,
+                    _ if progress.written == 1 && last_unit < 0x80 => middle && pace.punctuation() && last_unit < 0x3C,
                     _ => true,
                 };
             }
@@ -623,9 +742,10 @@ impl Decoder {
             let from_replay = start < end;
             let input = if from_replay { &held[start..end] } else { &src[read..] };
             let input_last = last && (!from_replay || read == src.len());
-            let progress = self.raw(input, dst, written, input_last);
+            let progress = self.raw(input, dst, written, input_last, from_replay && self.requeued);
             if from_replay {
                 self.replayed += progress.read as u8;
+                self.requeued &= self.replayed < self.held_len;
             } else {
                 read += progress.read;
             }
@@ -639,7 +759,11 @@ impl Decoder {
                 whatenc::DecoderResult::OutputFull => DecoderResult::OutputFull,
                 whatenc::DecoderResult::Malformed(error) => {
                     had_errors = true;
-                    let after = (self.native_fed - error.offset - u64::from(error.len)) as u8;
+                    let mut after = (self.native_fed - error.offset - u64::from(error.len)) as u8;
+                    if let Some((from_src, more)) = self.take_restored(error, &src[read..]) {
+                        read += from_src;
+                        after += more;
+                    }
                     self.restored = after;
                     if !strict {
                         self.owed_replacement = true;

@@ -225,6 +225,18 @@ impl Gb18030Decoder {
         }
     }
 
+    /// Takes out the restored bytes waiting to be read again (for
+    /// `Decoder::take_restored`).
+    pub(crate) fn take_restored(&mut self) -> ([u8; 3], usize) {
+        let mut out = [0u8; 3];
+        let held = &self.pending[self.pending_start as usize..self.pending_end as usize];
+        out[..held.len()].copy_from_slice(held);
+        let len = held.len();
+        self.pending_start = 0;
+        self.pending_end = 0;
+        (out, len)
+    }
+
     /// Restores the last `count` bytes read: « second, third, byte » for 3,
     /// « second, byte » for 2, « byte » for 1, where `state` is `[second, third, byte]`
     /// as they were before the step. `pos` is the position in `src` after the current

@@ -839,6 +839,15 @@ impl DecoderCodec {
         }
     }
 
+    /// gb18030: takes out the bytes restored after an error that the handler holds
+    /// to read again; nothing for the other codecs.
+    pub(crate) fn take_restored(&mut self) -> ([u8; 3], usize) {
+        match self {
+            DecoderCodec::Gb18030(d) => d.take_restored(),
+            _ => ([0; 3], 0),
+        }
+    }
+
     /// Dispatches once to the monomorphic run of the handler.
     #[inline]
     pub(crate) fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
