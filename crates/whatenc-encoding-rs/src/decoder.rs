@@ -282,14 +282,15 @@ const BULK: usize = 8;
 ///
 /// `Lead` (single-byte and lead-byte encodings): a call copies ASCII while there
 /// is a unit of room, and wants the worst case free before a non-ASCII byte. After
-/// a non-ASCII character it wants the worst case before any byte, ASCII too, until
+/// a non-ASCII character it wants the worst case before the next byte, ASCII too;
+/// with `punctuation` (single-byte encodings and EUC-KR) before every byte until
 /// an ASCII byte of 0x3C or more (a letter or markup) sends it back to the ASCII
-/// copy; bytes after a lead byte are read without a check. A sequence left
+/// copy. Bytes after a lead byte are read without a check. A sequence left
 /// incomplete by the previous call wants the worst case free before the call reads
 /// on (and then the call copies ASCII again), but not to be reported truncated at
 /// the end of the stream.
 ///
-/// `EveryByte` (x-user-defined): the worst case before every byte.
+/// `EveryByte` (x-user-defined, ISO-2022-JP): the worst case before every byte.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Pace {
     /// `gb`: gb18030 and GBK, where the euro sign from the single byte 0x80
@@ -299,8 +300,8 @@ enum Pace {
         punctuation: bool,
         gb: bool,
     },
-    /// Shift_JIS: `Lead` without punctuation, where a half-width katakana (a
-    /// single byte) leaves the call copying ASCII.
+    /// Shift_JIS: `Lead` without punctuation, where a half-width katakana or
+    /// U+0080 (a single byte) leaves the call copying ASCII.
     ShiftJis,
     EveryByte,
     /// replacement: the worst case before the first byte, nothing after.
@@ -320,7 +321,7 @@ enum Pace {
 impl Pace {
     fn of(encoding: &'static whatenc::Encoding) -> Pace {
         match encoding.name() {
-            "x-user-defined" => Pace::EveryByte,
+            "x-user-defined" | "ISO-2022-JP" => Pace::EveryByte,
             "replacement" => Pace::Replacement,
             "Big5" => Pace::Lead { astral: true, punctuation: false, gb: false },
             "Shift_JIS" => Pace::ShiftJis,
@@ -328,6 +329,7 @@ impl Pace {
             "UTF-16BE" => Pace::Utf16 { be: true },
             "UTF-16LE" => Pace::Utf16 { be: false },
             "gb18030" | "GBK" => Pace::Lead { astral: true, punctuation: false, gb: true },
+            "EUC-JP" => Pace::Lead { astral: false, punctuation: false, gb: false },
             _ => Pace::Lead { astral: false, punctuation: true, gb: false },
         }
     }
@@ -345,7 +347,7 @@ impl Pace {
 
     /// Whether ASCII below 0x3C after a non-ASCII character wants the worst case.
     fn punctuation(self) -> bool {
-        matches!(self, Pace::Lead { punctuation: true, .. } | Pace::Utf16 { .. })
+        matches!(self, Pace::Lead { punctuation: true, .. })
     }
 
     /// Whether a call that starts inside a sequence wants the worst case free.
@@ -393,7 +395,10 @@ impl Pace {
                 _ if self == Pace::ShiftJis => {
                     // A half-width katakana: U+FF61 to U+FF9F.
                     let katakana = if O::UTF16 {
-                        (0xFF61..=0xFF9F).contains(&dst.unit(written, at))
+                        let unit = dst.unit(written, at);
+                        unit == 0x80 || (0xFF61..=0xFF9F).contains(&unit)
+                    } else if dst.unit(written, at) == 0x80 && at > floor && dst.unit(written, at - 1) == 0xC2 {
+                        true
                     } else {
                         at >= floor + 2 && {
                             let unit = |i| dst.unit(written, i);
@@ -642,6 +647,14 @@ impl Decoder {
         let mut middle = matches!(pace, Pace::Utf16 { .. });
         loop {
             if read == src.len() {
+                if src.is_empty() && last && self.native.pending_len() > 0 {
+                    // The end of the stream inside a sequence.
+                    if pace == Pace::EveryByte && dst.room(written) < worst {
+                        return done(whatenc::DecoderResult::OutputFull, 0, written);
+                    }
+                    let progress = self.feed(src, dst, written, dst.room(written), true);
+                    return done(progress.result, 0, written + progress.written);
+                }
                 return done(whatenc::DecoderResult::InputEmpty, read, written);
             }
             let room = dst.room(written);
@@ -705,7 +718,7 @@ impl Decoder {
             if progress.written > 0 && self.native.pending_len() == 0 {
                 let last_unit = dst.unit(written, written - 1);
                 middle = match byte {
-                    0xA1..=0xDF if !pending && pace == Pace::ShiftJis => false,
+                    0x80 | 0xA1..=0xDF if !pending && pace == Pace::ShiftJis => false,
                     0x80 if !pending && matches!(pace, Pace::Lead { gb: true, .. }) => false,
                     _ if progress.written == 1 && last_unit < 0x80 => middle && pace.punctuation() && last_unit < 0x3C,
                     _ => true,
@@ -742,6 +755,7 @@ impl Decoder {
             let from_replay = start < end;
             let input = if from_replay { &held[start..end] } else { &src[read..] };
             let input_last = last && (!from_replay || read == src.len());
+            let fed_before = self.native_fed;
             let progress = self.raw(input, dst, written, input_last, from_replay && self.requeued);
             if from_replay {
                 self.replayed += progress.read as u8;
@@ -763,6 +777,20 @@ impl Decoder {
                     if let Some((from_src, more)) = self.take_restored(error, &src[read..]) {
                         read += from_src;
                         after += more;
+                    }
+                    let utf16 = matches!(self.native.encoding().name(), "UTF-16BE" | "UTF-16LE");
+                    if utf16 && after == 2 && !from_replay && error.offset >= fed_before && read >= 2 {
+                        // A leading surrogate and the unit after it that is not a
+                        // trailing one, in one call: encoding_rs leaves the unit unread.
+                        let (_, unit) = self.native.take_restored();
+                        self.native_fed -= unit as u64;
+                        read -= unit;
+                        after = 0;
+                    }
+                    if error.len == 3 && self.native.encoding() == whatenc::ISO_2022_JP {
+                        // An escape sequence right after another: encoding_rs
+                        // reports the first as malformed, the second as read after it.
+                        after = 3;
                     }
                     self.restored = after;
                     if !strict {

@@ -433,7 +433,7 @@ impl Decoder {
         self.codec.pending_len() + bom + usize::from(self.replay.end - self.replay.start)
     }
 
-    /// For whatenc-encoding-rs: right after a gb18030 error, takes out the bytes
+    /// For whatenc-encoding-rs: right after a gb18030 or UTF-16 error, takes out the bytes
     /// the decoder holds to read again (those the standard restores that came
     /// before the call's input); the caller then owes them to the decoder, ahead of
     /// the rest of its input. Returns them and their count (0 for the other

@@ -839,11 +839,12 @@ impl DecoderCodec {
         }
     }
 
-    /// gb18030: takes out the bytes restored after an error that the handler holds
-    /// to read again; nothing for the other codecs.
+    /// gb18030 and UTF-16: takes out the bytes restored after an error that the
+    /// handler holds to read again; nothing for the other codecs.
     pub(crate) fn take_restored(&mut self) -> ([u8; 3], usize) {
         match self {
             DecoderCodec::Gb18030(d) => d.take_restored(),
+            DecoderCodec::Utf16(d) => d.take_restored(),
             _ => ([0; 3], 0),
         }
     }
