@@ -146,7 +146,11 @@ impl Decoder {
             let (out, written, _) = self.probe(b"!!");
             out[..written].contains(&0x3000)
         };
+        let (_, start, end) = self.replay();
         match held {
+            // Bytes BOM sniffing held back, decoded in part: encoding_rs counts one
+            // more.
+            _ if start > 0 && start < end => held + 1,
             0 if in_jis0208() => 1,
             // An escape sequence right after another is an error.
             0 => usize::from(self.probe(b"\x1B(B").2.is_some()),
