@@ -280,7 +280,7 @@ impl Encoder {
             "UTF-8" => None,
             "gb18030" | "GBK" => Some(4),
             "Big5" | "EUC-JP" | "EUC-KR" | "Shift_JIS" => Some(2),
-            "ISO-2022-JP" => None,
+            "ISO-2022-JP" => Some(3),
             _ => Some(1),
         }
     }
@@ -302,7 +302,17 @@ impl Encoder {
         let mut written = 0;
         let mut middle = false;
         let done = |result, read: usize, written| EncodeProgress { result, read: read - from, written };
+        let iso = self.native.encoding() == whatenc::ISO_2022_JP;
         loop {
+            if iso && read == end && last && self.escaped {
+                // The end of the stream returns to ASCII: `ESC ( B`, a step of its own.
+                if dst.len() - written < worst {
+                    return done(whatenc::EncoderResult::OutputFull, read, written);
+                }
+                let progress = src.encode(end..end, &mut self.native, &mut dst[written..], true);
+                self.track(&dst[written..written + progress.written]);
+                return done(progress.result, read, written + progress.written);
+            }
             if read == end {
                 if end == from {
                     let progress = src.encode(from..end, &mut self.native, dst, last);
@@ -338,6 +348,44 @@ impl Encoder {
             }
             // Near the end of the room: a character at a time.
             let (len, ascii) = src.char_at(read);
+            if iso {
+                // ISO-2022-JP wants 3 bytes before every character, and before the
+                // escape sequence that may come first, which it writes on its own
+                // when there is no room for the character after it.
+                if room < worst {
+                    return done(whatenc::EncoderResult::OutputFull, read, written);
+                }
+                let mut trial = self.native.clone();
+                let mut staging = [0u8; 8];
+                let progress = src.encode(read..read + len, &mut trial, &mut staging, false);
+                let out = &staging[..progress.written];
+                if progress.read != len || progress.result == whatenc::EncoderResult::OutputFull {
+                    return done(whatenc::EncoderResult::OutputFull, read, written);
+                }
+                // (An ASCII control that the encoding cannot represent, after
+                // another state, is such a character too.)
+                let escape_first = out.len() >= 3
+                    && out[0] == 0x1B
+                    && match progress.result {
+                        whatenc::EncoderResult::InputEmpty => out.len() > 3,
+                        _ => ascii,
+                    };
+                if escape_first && room < 2 * worst {
+                    dst[written..written + 3].copy_from_slice(&out[..3]);
+                    self.native.switch_iso_2022_jp_state(&out[..3]);
+                    self.track(&out[..3]);
+                    return done(whatenc::EncoderResult::OutputFull, read, written + 3);
+                }
+                self.native = trial;
+                dst[written..written + out.len()].copy_from_slice(out);
+                self.track(out);
+                read += len;
+                written += out.len();
+                if progress.result != whatenc::EncoderResult::InputEmpty {
+                    return done(progress.result, read, written);
+                }
+                continue;
+            }
             let need = if ascii && !middle { 1 } else { worst };
             if room < need {
                 return done(whatenc::EncoderResult::OutputFull, read, written);

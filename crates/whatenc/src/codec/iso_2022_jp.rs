@@ -281,6 +281,18 @@ impl Iso2022JpEncoder {
         Iso2022JpEncoder { state: EncoderState::Ascii }
     }
 
+    /// Takes the state an escape sequence (`ESC ( B`, `ESC ( J` or `ESC $ B`)
+    /// switches to, as if the encoder had written it; false for other bytes.
+    pub(crate) fn switch_to(&mut self, escape: &[u8]) -> bool {
+        self.state = match escape {
+            b"\x1B(B" => EncoderState::Ascii,
+            b"\x1B(J" => EncoderState::Roman,
+            b"\x1B$B" => EncoderState::Jis0208,
+            _ => return false,
+        };
+        true
+    }
+
     /// The standard's handler for a scalar value, with each "restore codePoint and
     /// return three bytes" followed at once by handling the restored code point, so
     /// that one step is one scalar value (at most 5 bytes, or 3 and an error).
