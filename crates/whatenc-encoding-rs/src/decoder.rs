@@ -137,6 +137,10 @@ pub struct Decoder {
     /// Whether `held` holds bytes a gb18030 error put back (rather than bytes BOM
     /// handling held back).
     pub(crate) requeued: bool,
+    /// Whether `native` holds what an error put back (UTF-16: the code unit after
+    /// a leading surrogate; ISO-2022-JP: the byte after `ESC`), which encoding_rs
+    /// decodes before reading more input.
+    pub(crate) unit_held: bool,
 }
 
 /// An output buffer of a decoding call: `[u8]`, `[u16]`, `str` or `String`.
@@ -464,6 +468,7 @@ impl Decoder {
             restored: 0,
             owed_replacement: false,
             requeued: false,
+            unit_held: false,
         }
     }
 
@@ -620,6 +625,19 @@ impl Decoder {
         if requeued && dst.room(written) < O::REPLACEMENT_LEN {
             return done(whatenc::DecoderResult::OutputFull, 0, written);
         }
+        if self.unit_held {
+            // What was put back goes first, with room for a character of the BMP,
+            // before any input is read.
+            if dst.room(written) < O::REPLACEMENT_LEN {
+                return done(whatenc::DecoderResult::OutputFull, 0, written);
+            }
+            self.unit_held = false;
+            let progress = self.feed(&[], dst, written, dst.room(written), false);
+            written += progress.written;
+            if progress.result != whatenc::DecoderResult::InputEmpty {
+                return done(progress.result, 0, written);
+            }
+        }
         if self.native.pending_len() > 0 && pace.asks_at_pending() {
             if src.is_empty() {
                 let progress = if last {
@@ -774,6 +792,7 @@ impl Decoder {
                 whatenc::DecoderResult::Malformed(error) => {
                     had_errors = true;
                     let mut after = (self.native_fed - error.offset - u64::from(error.len)) as u8;
+                    let put_back = after;
                     if let Some((from_src, more)) = self.take_restored(error, &src[read..]) {
                         read += from_src;
                         after += more;
@@ -787,6 +806,22 @@ impl Decoder {
                         read -= unit;
                         after = 0;
                     }
+                    let iso = self.native.encoding() == whatenc::ISO_2022_JP;
+                    if iso
+                        && error.len == 1
+                        && after == 0
+                        && !from_replay
+                        && src.get(read) == Some(&0x1B)
+                        && (0x21..=0x7E).contains(&self.last_fed)
+                    {
+                        // A leading byte of JIS X 0208 before `ESC`: encoding_rs reads
+                        // the `ESC` as part of the error (the native decoder leaves it
+                        // for the next call); it starts an escape sequence all the same.
+                        let progress = self.feed(&src[read..read + 1], dst, written, 0, false);
+                        read += progress.read;
+                        after = progress.read as u8;
+                    }
+                    self.unit_held = (utf16 && after == 2) || (iso && put_back > 0 && error.len != 3);
                     if error.len == 3 && self.native.encoding() == whatenc::ISO_2022_JP {
                         // An escape sequence right after another: encoding_rs
                         // reports the first as malformed, the second as read after it.
