@@ -3,7 +3,7 @@
 //! on the encoding, on where BOM handling is, and on the bytes a decoder holds.
 
 use crate::decoder::Decoder;
-use crate::encoder::{Encoder, reference_len};
+use crate::encoder::Encoder;
 
 /// The kinds of output a decoder's bound is for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -130,7 +130,7 @@ impl Decoder {
         }
         let fed = self.native_fed + (end - start) as u64;
         // Bytes read past a malformed sequence are decoded again: count them too
-        // (encoding_rs leaves some of them unread; README: known differences).
+        // (as encoding_rs counts them).
         let restored = usize::from(self.restored);
         self.probe(b"").2.map_or(0, |offset| fed.saturating_sub(offset) as usize) + restored
     }
@@ -334,7 +334,7 @@ impl Encoder {
     }
 
     fn max_length(&self, which: usize, length: usize) -> Option<usize> {
-        self.family_bounds()[which](length)?.checked_add(self.owed_reference.map_or(0, reference_len))
+        self.family_bounds()[which](length)
     }
 
     /// The output length that is enough for encoding `byte_length` more bytes of

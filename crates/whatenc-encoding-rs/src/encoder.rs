@@ -84,9 +84,6 @@ pub struct Encoder {
     /// Always in whatenc's "fatal" mode: the replacing methods write the
     /// references themselves, so that one encoder serves both kinds of call.
     pub(crate) native: whatenc::Encoder,
-    /// A reference owed to the output: its character was consumed when there was
-    /// no room left to write it.
-    pub(crate) owed_reference: Option<char>,
     /// ISO-2022-JP only: whether the output is in a state other than ASCII.
     escaped: bool,
 }
@@ -209,24 +206,10 @@ fn write_reference(c: char, dst: &mut [u8]) -> usize {
     digits.len() + 3
 }
 
-/// The length of `&#N;` for `c`.
-pub(crate) fn reference_len(c: char) -> usize {
-    let digits = match c as u32 {
-        0..=9 => 1,
-        10..=99 => 2,
-        100..=999 => 3,
-        1000..=9999 => 4,
-        10000..=99999 => 5,
-        100000..=999999 => 6,
-        _ => 7,
-    };
-    digits + 3
-}
-
 impl Encoder {
     pub(crate) fn new(encoding: &'static Encoding) -> Encoder {
         let native = encoding.native().new_encoder().expect("an output encoding has an encoder");
-        Encoder { native, owed_reference: None, escaped: false }
+        Encoder { native, escaped: false }
     }
 
     /// The encoding this encoder writes (an output encoding: never UTF-16BE,
@@ -265,11 +248,6 @@ impl Encoder {
         if let Some(at) = written.iter().rposition(|&b| b == 0x1B) {
             self.escaped = written.get(at + 1..at + 3) != Some(b"(B");
         }
-    }
-
-    /// The bytes a replacing call may owe before anything else.
-    fn owed_len(&self) -> usize {
-        self.owed_reference.map_or(0, reference_len)
     }
 
     /// The room encoding_rs's encoder wants before a non-ASCII character (and
@@ -587,7 +565,7 @@ impl Encoder {
         // UTF-8, for U+07FF as `&#2047;`), with room for a reference to spare, so
         // that a piece short of the spare capacity never runs out of room: each
         // call then goes as it would into the whole spare capacity.
-        let likely = rest.saturating_mul(4).saturating_add(32 + self.owed_len());
+        let likely = rest.saturating_mul(4).saturating_add(32);
         let piece = spare.min(likely);
         dst.resize(dst.len() + piece, 0);
         (piece, spare)

@@ -111,13 +111,15 @@ fn decoders_long_inputs_random_splits() {
     let mut count = Count("decoders_long_inputs_random_splits", 0);
     for (i, &(c, r)) in PAIRS.iter().enumerate() {
         let mut rng = Rng::new(1000 + i as u64);
-        for input in decode_inputs(r, 100 + i as u64, 40, 24) {
-            let mut cuts: Vec<usize> = (0..rng.below(5)).map(|_| rng.below(input.len() + 1)).collect();
-            cuts.sort_unstable();
-            cuts.dedup();
-            let bom = *rng.pick(&BOMS);
+        for input in decode_inputs(r, 100 + i as u64, 80, 30) {
             let rooms = (0..=16).chain([20, 24, 31, 40, 64]);
-            count.1 += check_decode(c, r, &split(&input, &cuts), bom, rooms.clone());
+            for bom in BOMS {
+                let mut cuts: Vec<usize> = (0..rng.below(6)).map(|_| rng.below(input.len() + 1)).collect();
+                cuts.sort_unstable();
+                cuts.dedup();
+                count.1 += check_decode(c, r, &split(&input, &cuts), bom, rooms.clone());
+            }
+            let bom = *rng.pick(&BOMS);
             let bytes: Vec<usize> = (1..input.len()).collect();
             count.1 += check_decode(c, r, &split(&input, &bytes), bom, rooms);
         }
