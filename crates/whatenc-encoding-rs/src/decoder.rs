@@ -118,7 +118,8 @@ pub struct Decoder {
     pub(crate) bom_pending: bool,
     /// Sniffing (true) or removing the encoding's own BOM (false).
     pub(crate) sniffing: bool,
-    /// Bytes already read that may start a BOM; once they turn out not to,
+    /// Bytes already read that may start a BOM (or that a gb18030 error put
+    /// back: see `requeued`); once they turn out not to be a BOM,
     /// `held[replayed..held_len]` are still to go to `native`.
     pub(crate) held: [u8; 3],
     pub(crate) held_len: u8,
@@ -132,7 +133,8 @@ pub struct Decoder {
     /// The last byte `native` consumed.
     pub(crate) last_fed: u8,
     /// A U+FFFD owed to the output: its malformed sequence was consumed when there
-    /// was no room left to write it.
+    /// was no room left to write it (only where encoding_rs panics: the end of the
+    /// stream inside a sequence with too little room).
     pub(crate) owed_replacement: bool,
     /// Whether `held` holds bytes a gb18030 error put back (rather than bytes BOM
     /// handling held back).
@@ -258,7 +260,10 @@ impl Output for String {
         src: &[u8],
         last: bool,
     ) -> DecodeProgress {
-        if limit >= self.capacity() - self.len() {
+        // Whole when the limit cannot be reached (whatenc fills only what the
+        // input may need).
+        let most = decoder.max_utf8_buffer_length(src.len()).unwrap_or(usize::MAX);
+        if limit >= self.capacity() - self.len() || most <= limit {
             return decoder.decode_to_string(src, self, last);
         }
         // Within part of the spare capacity: pad it with NULs (a zero fill, as the
