@@ -594,7 +594,8 @@ impl Decoder {
         let four_byte = |b: u8| (0x30..=0x39).contains(&b);
         let third = |b: u8| (0x81..=0xFE).contains(&b);
         let from_rest = match (from_native, rest) {
-            (0, [b2, b3, ..]) if four_byte(*b2) => 1 + usize::from(third(*b3)),
+            // (The lead byte is the last byte read: not an error of a byte alone.)
+            (0, [b2, b3, ..]) if four_byte(*b2) && third(self.last_fed) => 1 + usize::from(third(*b3)),
             (1, [b3, ..]) => usize::from(third(*b3)),
             _ => 0,
         };
