@@ -128,6 +128,10 @@ impl Decoder {
         if self.native_fed == 0 && start == end {
             return 0;
         }
+        if self.requeued {
+            // What a gb18030 error put back, and nothing else.
+            return end - start;
+        }
         let fed = self.native_fed + (end - start) as u64;
         // Bytes read past a malformed sequence are decoded again: count them too
         // (as encoding_rs counts them).

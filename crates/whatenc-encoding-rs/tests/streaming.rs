@@ -233,3 +233,56 @@ impl ParseResult for String {
         }
     }
 }
+
+/// The inputs of `fuzz/repro/compat` (findings of the fuzz target `compat`), read
+/// as that target reads them, with its checks.
+#[test]
+fn fuzz_findings() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/repro/compat");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().path()).collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for file in files {
+        check_fuzz_input(&std::fs::read(&file).unwrap());
+    }
+}
+
+/// The fuzz target's check (`fuzz/fuzz_targets/compat.rs`), for one input.
+fn check_fuzz_input(data: &[u8]) {
+    let [e, m, r, s, input @ ..] = data else { return };
+    let (c, r_encoding) = PAIRS[usize::from(*e) % PAIRS.len()];
+    let room = match *r % 18 {
+        17 => Room::Max,
+        n => Room::Fixed(usize::from(n)),
+    };
+    let mut rng = Rng::new(u64::from(*s));
+    if m & 0x80 == 0 {
+        let bom = BOMS[usize::from(m & 3) % 3];
+        let method = DECODE_METHODS[usize::from(m >> 2) % 8];
+        let mut cuts: Vec<usize> = (0..rng.below(6)).map(|_| rng.below(input.len() + 1)).collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        cuts.retain(|&cut| cut != 0 && cut != input.len());
+        let pieces = split(input, &cuts);
+        let Some(expected) = reference(|| drive_ref_decoder(ref_decoder(r_encoding, bom), method, &pieces, room))
+        else {
+            return;
+        };
+        let actual = drive_compat_decoder(compat_decoder(c, bom), method, &pieces, room);
+        assert_eq!(actual, expected, "{} {bom:?} {method:?} {room:?} {pieces:02x?}", r_encoding.name());
+    } else {
+        let method = ENCODE_METHODS[usize::from(m & 0x7F) % 6];
+        let text = if method.utf16() {
+            Text::Utf16(input.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect())
+        } else {
+            Text::Utf8(String::from_utf8_lossy(input).into_owned())
+        };
+        let mut cuts: Vec<usize> = (0..rng.below(4)).map(|_| rng.below(text.len() + 1)).collect();
+        cuts.sort_unstable();
+        let rooms = match room {
+            Room::Fixed(n) => Some(n),
+            Room::Max => None,
+        };
+        check_encode(c, r_encoding, method, &split_text(&text, &cuts), rooms.into_iter());
+    }
+}
