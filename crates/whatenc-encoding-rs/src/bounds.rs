@@ -135,8 +135,10 @@ impl Decoder {
         let fed = self.native_fed + (end - start) as u64;
         // Bytes read past a malformed sequence are decoded again: count them too
         // (as encoding_rs counts them).
+        // (They are among those after the first error when they are malformed
+        // themselves.)
         let restored = usize::from(self.restored);
-        self.probe(b"").2.map_or(0, |offset| fed.saturating_sub(offset) as usize) + restored
+        self.probe(b"").2.map_or(0, |offset| fed.saturating_sub(offset) as usize).max(restored)
     }
 
     /// What encoding_rs's ISO-2022-JP decoder adds to the input length for its
