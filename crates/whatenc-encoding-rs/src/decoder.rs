@@ -633,7 +633,11 @@ impl Decoder {
         }
         if self.unit_held {
             // What was put back goes first, with room for a character of the BMP,
-            // before any input is read.
+            // before any input is read (a call with no input and more to come
+            // leaves it for the next).
+            if src.is_empty() && !last {
+                return done(whatenc::DecoderResult::InputEmpty, 0, written);
+            }
             if dst.room(written) < O::REPLACEMENT_LEN {
                 return done(whatenc::DecoderResult::OutputFull, 0, written);
             }
