@@ -633,13 +633,15 @@ impl Decoder {
         }
         if self.unit_held {
             // What was put back goes first, with room for a character of the BMP,
-            // before any input is read (a call with no input and more to come
-            // leaves it for the next).
-            if src.is_empty() && !last {
-                return done(whatenc::DecoderResult::InputEmpty, 0, written);
-            }
+            // before any input is read (without that room, a call with no input
+            // and more to come leaves it for the next).
             if dst.room(written) < O::REPLACEMENT_LEN {
-                return done(whatenc::DecoderResult::OutputFull, 0, written);
+                let result = if src.is_empty() && !last {
+                    whatenc::DecoderResult::InputEmpty
+                } else {
+                    whatenc::DecoderResult::OutputFull
+                };
+                return done(result, 0, written);
             }
             self.unit_held = false;
             let progress = self.feed(&[], dst, written, dst.room(written), false);
