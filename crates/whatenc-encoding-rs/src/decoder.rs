@@ -633,18 +633,14 @@ impl Decoder {
         }
         if self.unit_held {
             // What was put back goes first, with room for a character of the BMP,
-            // before any input is read (without that room, a call with no input
-            // and more to come leaves it for the next).
-            if dst.room(written) < O::REPLACEMENT_LEN {
-                let result = if src.is_empty() && !last {
-                    whatenc::DecoderResult::InputEmpty
-                } else {
-                    whatenc::DecoderResult::OutputFull
-                };
-                return done(result, 0, written);
-            }
+            // before any input is read; a leading surrogate, which writes nothing
+            // yet, needs none.
+            let limit = if dst.room(written) < O::REPLACEMENT_LEN { 0 } else { dst.room(written) };
             self.unit_held = false;
-            let progress = self.feed(&[], dst, written, dst.room(written), false);
+            let progress = self.feed(&[], dst, written, limit, false);
+            if progress.result == whatenc::DecoderResult::OutputFull {
+                self.unit_held = true;
+            }
             written += progress.written;
             if progress.result != whatenc::DecoderResult::InputEmpty {
                 return done(progress.result, 0, written);
