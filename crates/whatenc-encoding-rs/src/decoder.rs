@@ -635,9 +635,17 @@ impl Decoder {
             // What was put back goes first, with room for a character of the BMP,
             // before any input is read; a leading surrogate, which writes nothing
             // yet, needs none.
-            let limit = if dst.room(written) < O::REPLACEMENT_LEN { 0 } else { dst.room(written) };
+            let short = dst.room(written) < O::REPLACEMENT_LEN;
+            let saved = if short { Some((self.native.clone(), self.native_fed, self.last_fed)) } else { None };
             self.unit_held = false;
-            let progress = self.feed(&[], dst, written, limit, false);
+            let progress = self.feed(&[], dst, written, if short { 0 } else { dst.room(written) }, false);
+            if let Some((native, fed, last_fed)) = saved
+                && progress.result != whatenc::DecoderResult::InputEmpty
+            {
+                (self.native, self.native_fed, self.last_fed) = (native, fed, last_fed);
+                self.unit_held = true;
+                return done(whatenc::DecoderResult::OutputFull, 0, written);
+            }
             if progress.result == whatenc::DecoderResult::OutputFull {
                 self.unit_held = true;
             }
@@ -648,6 +656,10 @@ impl Decoder {
         }
         if self.native.pending_len() > 0 && pace.asks_at_pending() {
             if src.is_empty() {
+                // (UTF-16 wants room for the U+FFFD of a sequence cut by the end.)
+                if last && matches!(pace, Pace::Utf16 { .. }) && dst.room(written) < O::REPLACEMENT_LEN {
+                    return done(whatenc::DecoderResult::OutputFull, 0, written);
+                }
                 let progress = if last {
                     self.feed(src, dst, written, dst.room(written), true)
                 } else {
