@@ -3,7 +3,7 @@
 //! on the encoding, on where BOM handling is, and on the bytes a decoder holds.
 
 use crate::decoder::Decoder;
-use crate::encoder::{Encoder, reference_len};
+use crate::encoder::Encoder;
 
 /// The kinds of output a decoder's bound is for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -128,11 +128,17 @@ impl Decoder {
         if self.native_fed == 0 && start == end {
             return 0;
         }
+        if self.requeued {
+            // What a gb18030 error put back, and nothing else.
+            return end - start;
+        }
         let fed = self.native_fed + (end - start) as u64;
         // Bytes read past a malformed sequence are decoded again: count them too
-        // (encoding_rs leaves some of them unread; README: known differences).
+        // (as encoding_rs counts them).
+        // (They are among those after the first error when they are malformed
+        // themselves.)
         let restored = usize::from(self.restored);
-        self.probe(b"").2.map_or(0, |offset| fed.saturating_sub(offset) as usize) + restored
+        self.probe(b"").2.map_or(0, |offset| fed.saturating_sub(offset) as usize).max(restored)
     }
 
     /// What encoding_rs's ISO-2022-JP decoder adds to the input length for its
@@ -146,7 +152,11 @@ impl Decoder {
             let (out, written, _) = self.probe(b"!!");
             out[..written].contains(&0x3000)
         };
+        let (_, start, end) = self.replay();
         match held {
+            // Bytes BOM sniffing held back, decoded in part: encoding_rs counts one
+            // more.
+            _ if start > 0 && start < end => held + 1,
             0 if in_jis0208() => 1,
             // An escape sequence right after another is an error.
             0 => usize::from(self.probe(b"\x1B(B").2.is_some()),
@@ -330,7 +340,7 @@ impl Encoder {
     }
 
     fn max_length(&self, which: usize, length: usize) -> Option<usize> {
-        self.family_bounds()[which](length)?.checked_add(self.owed_reference.map_or(0, reference_len))
+        self.family_bounds()[which](length)
     }
 
     /// The output length that is enough for encoding `byte_length` more bytes of

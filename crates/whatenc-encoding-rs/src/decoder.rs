@@ -118,7 +118,8 @@ pub struct Decoder {
     pub(crate) bom_pending: bool,
     /// Sniffing (true) or removing the encoding's own BOM (false).
     pub(crate) sniffing: bool,
-    /// Bytes already read that may start a BOM; once they turn out not to,
+    /// Bytes already read that may start a BOM (or that a gb18030 error put
+    /// back: see `requeued`); once they turn out not to be a BOM,
     /// `held[replayed..held_len]` are still to go to `native`.
     pub(crate) held: [u8; 3],
     pub(crate) held_len: u8,
@@ -132,27 +133,57 @@ pub struct Decoder {
     /// The last byte `native` consumed.
     pub(crate) last_fed: u8,
     /// A U+FFFD owed to the output: its malformed sequence was consumed when there
-    /// was no room left to write it.
+    /// was no room left to write it (only where encoding_rs panics: the end of the
+    /// stream inside a sequence with too little room).
     pub(crate) owed_replacement: bool,
+    /// Whether `held` holds bytes a gb18030 error put back (rather than bytes BOM
+    /// handling held back).
+    pub(crate) requeued: bool,
+    /// Whether `native` holds what an error put back (UTF-16: the code unit after
+    /// a leading surrogate; ISO-2022-JP: the byte after `ESC`), which encoding_rs
+    /// decodes before reading more input.
+    pub(crate) unit_held: bool,
 }
 
 /// An output buffer of a decoding call: `[u8]`, `[u16]`, `str` or `String`.
 trait Output {
     /// Units of U+FFFD.
     const REPLACEMENT_LEN: usize;
+    /// Whether the output is UTF-16 (else UTF-8).
+    const UTF16: bool = false;
+    /// The output unit at `at`, when `written` units have been written in this call.
+    fn unit(&self, written: usize, at: usize) -> u16;
     fn room(&self, from: usize) -> usize;
-    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress;
+    /// Decodes into at most `limit` units from `from`.
+    fn decode(
+        &mut self,
+        from: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress;
     /// Writes U+FFFD at `at`, where there is room.
     fn replace(&mut self, at: usize);
 }
 
 impl Output for [u8] {
     const REPLACEMENT_LEN: usize = 3;
+    fn unit(&self, _: usize, at: usize) -> u16 {
+        u16::from(self[at])
+    }
     fn room(&self, from: usize) -> usize {
         self.len() - from
     }
-    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
-        decoder.decode_to_utf8(src, &mut self[from..], last)
+    fn decode(
+        &mut self,
+        from: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress {
+        decoder.decode_to_utf8(src, &mut self[from..from + limit], last)
     }
     fn replace(&mut self, at: usize) {
         self[at..at + 3].copy_from_slice("\u{FFFD}".as_bytes());
@@ -161,11 +192,22 @@ impl Output for [u8] {
 
 impl Output for [u16] {
     const REPLACEMENT_LEN: usize = 1;
+    const UTF16: bool = true;
+    fn unit(&self, _: usize, at: usize) -> u16 {
+        self[at]
+    }
     fn room(&self, from: usize) -> usize {
         self.len() - from
     }
-    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
-        decoder.decode_to_utf16(src, &mut self[from..], last)
+    fn decode(
+        &mut self,
+        from: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress {
+        decoder.decode_to_utf16(src, &mut self[from..from + limit], last)
     }
     fn replace(&mut self, at: usize) {
         self[at] = 0xFFFD;
@@ -174,11 +216,24 @@ impl Output for [u16] {
 
 impl Output for str {
     const REPLACEMENT_LEN: usize = 3;
+    fn unit(&self, _: usize, at: usize) -> u16 {
+        u16::from(self.as_bytes()[at])
+    }
     fn room(&self, from: usize) -> usize {
         self.len() - from
     }
-    fn decode(&mut self, from: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
-        decoder.decode_to_str(src, &mut self[from..], last)
+    fn decode(
+        &mut self,
+        from: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress {
+        // A `str` is cut only at character boundaries: a limit inside a character
+        // moves back to its start (less room is always safe for the caller).
+        let end = (from..=from + limit).rev().find(|&end| self.is_char_boundary(end)).unwrap_or(from);
+        decoder.decode_to_str(src, &mut self[from..end], last)
     }
     fn replace(&mut self, at: usize) {
         // A `&mut str` takes bytes only through a decoder: decode U+FFFD's own
@@ -191,14 +246,197 @@ impl Output for str {
 /// Appends within the spare capacity; `from` is not used (the length says it).
 impl Output for String {
     const REPLACEMENT_LEN: usize = 3;
+    fn unit(&self, written: usize, at: usize) -> u16 {
+        u16::from(self.as_bytes()[self.len() - written + at])
+    }
     fn room(&self, _: usize) -> usize {
         self.capacity() - self.len()
     }
-    fn decode(&mut self, _: usize, decoder: &mut whatenc::Decoder, src: &[u8], last: bool) -> DecodeProgress {
-        decoder.decode_to_string(src, self, last)
+    fn decode(
+        &mut self,
+        _: usize,
+        limit: usize,
+        decoder: &mut whatenc::Decoder,
+        src: &[u8],
+        last: bool,
+    ) -> DecodeProgress {
+        // Whole when the limit cannot be reached (whatenc fills only what the
+        // input may need).
+        let most = decoder.max_utf8_buffer_length(src.len()).unwrap_or(usize::MAX);
+        if limit >= self.capacity() - self.len() || most <= limit {
+            return decoder.decode_to_string(src, self, last);
+        }
+        // Within part of the spare capacity: pad it with NULs (a zero fill, as the
+        // native `decode_to_string` does), decode into it, and cut the rest off.
+        let start = self.len();
+        self.extend(core::iter::repeat_n('\0', limit));
+        let progress = decoder.decode_to_str(src, &mut self[start..], last);
+        self.truncate(start + progress.written);
+        progress
     }
     fn replace(&mut self, _: usize) {
         self.push('\u{FFFD}');
+    }
+}
+
+/// Above this much room beyond the worst case of a step, a call hands the input
+/// to the native bulk decoder.
+const BULK: usize = 8;
+
+/// How encoding_rs's decoder for an encoding asks for room, observed at output
+/// buffers of every size. Its decoders check the room before a step against the
+/// worst case of that step ([`Pace::worst`]: 3 or 4 bytes of UTF-8, 1 or 2 UTF-16
+/// units, counting a U+FFFD the step may need), so that the replacing methods
+/// always have room for U+FFFD after a malformed sequence.
+///
+/// `Lead` (single-byte and lead-byte encodings): a call copies ASCII while there
+/// is a unit of room, and wants the worst case free before a non-ASCII byte. After
+/// a non-ASCII character it wants the worst case before the next byte, ASCII too;
+/// with `punctuation` (single-byte encodings and EUC-KR) before every byte until
+/// an ASCII byte of 0x3C or more (a letter or markup) sends it back to the ASCII
+/// copy. Bytes after a lead byte are read without a check. A sequence left
+/// incomplete by the previous call wants the worst case free before the call reads
+/// on (and then the call copies ASCII again), but not to be reported truncated at
+/// the end of the stream.
+///
+/// `EveryByte` (x-user-defined, ISO-2022-JP): the worst case before every byte.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pace {
+    /// `gb`: gb18030 and GBK, where the euro sign from the single byte 0x80
+    /// leaves the call copying ASCII.
+    Lead {
+        astral: bool,
+        punctuation: bool,
+        gb: bool,
+    },
+    /// Shift_JIS: `Lead` without punctuation, where a half-width katakana or
+    /// U+0080 (a single byte) leaves the call copying ASCII.
+    ShiftJis,
+    EveryByte,
+    /// replacement: the worst case before the first byte, nothing after.
+    Replacement,
+    /// UTF-16BE and UTF-16LE: by code unit. Into UTF-8 as `Lead` (astral) by code
+    /// unit, except that a call starts wanting the worst case; into UTF-16, one unit
+    /// of room for a unit, two for a leading surrogate. A byte that ends the input
+    /// halfway through a unit wants the worst case.
+    Utf16 {
+        be: bool,
+    },
+    /// UTF-8: before a byte that starts a sequence, room for the character its
+    /// value announces (U+FFFD for a byte that cannot start one).
+    Utf8,
+}
+
+impl Pace {
+    fn of(encoding: &'static whatenc::Encoding) -> Pace {
+        match encoding.name() {
+            "x-user-defined" | "ISO-2022-JP" => Pace::EveryByte,
+            "replacement" => Pace::Replacement,
+            "Big5" => Pace::Lead { astral: true, punctuation: false, gb: false },
+            "Shift_JIS" => Pace::ShiftJis,
+            "UTF-8" => Pace::Utf8,
+            "UTF-16BE" => Pace::Utf16 { be: true },
+            "UTF-16LE" => Pace::Utf16 { be: false },
+            "gb18030" | "GBK" => Pace::Lead { astral: true, punctuation: false, gb: true },
+            "EUC-JP" => Pace::Lead { astral: false, punctuation: false, gb: false },
+            _ => Pace::Lead { astral: false, punctuation: true, gb: false },
+        }
+    }
+
+    /// The room a step may need: the most units one step writes.
+    fn worst(self, utf16: bool) -> usize {
+        let astral = matches!(self, Pace::Lead { astral: true, .. } | Pace::Utf8 | Pace::Utf16 { .. });
+        match (utf16, astral) {
+            (false, false) => 3,
+            (false, true) => 4,
+            (true, false) => 1,
+            (true, true) => 2,
+        }
+    }
+
+    /// Whether ASCII below 0x3C after a non-ASCII character wants the worst case.
+    fn punctuation(self) -> bool {
+        matches!(self, Pace::Lead { punctuation: true, .. })
+    }
+
+    /// Whether a call that starts inside a sequence wants the worst case free.
+    fn asks_at_pending(self) -> bool {
+        matches!(self, Pace::Lead { .. } | Pace::ShiftJis | Pace::Utf8 | Pace::Utf16 { .. })
+    }
+
+    /// The room wanted before reading `byte`.
+    /// `started`: whether the decoder has read a byte.
+    fn need(self, pending: bool, middle: bool, started: bool, byte: u8, worst: usize) -> usize {
+        match self {
+            Pace::EveryByte => worst,
+            Pace::Utf8 | Pace::Utf16 { .. } if pending => 0,
+            Pace::Utf8 | Pace::Utf16 { .. } => worst,
+            Pace::Replacement => {
+                if started {
+                    0
+                } else {
+                    worst
+                }
+            }
+            Pace::Lead { .. } | Pace::ShiftJis if pending => 0,
+            Pace::Lead { .. } | Pace::ShiftJis if byte < 0x80 && !middle => 1,
+            Pace::Lead { .. } | Pace::ShiftJis => worst,
+        }
+    }
+
+    /// Whether, after the output `dst[floor..written]` of a call, the call wants
+    /// the worst case before an ASCII byte: the output ends with a non-ASCII
+    /// character and ASCII below 0x3C only.
+    /// `consumed`: the input the call has read, for gb18030's euro sign.
+    fn middle_after<O: Output + ?Sized>(
+        self,
+        dst: &O,
+        floor: usize,
+        written: usize,
+        before: bool,
+        consumed: &[u8],
+    ) -> bool {
+        let punctuation = self.punctuation();
+        for at in (floor..written).rev() {
+            match dst.unit(written, at) {
+                0..0x3C if punctuation => continue,
+                0..0x80 => return false,
+                _ if self == Pace::ShiftJis => {
+                    // A half-width katakana: U+FF61 to U+FF9F.
+                    let katakana = if O::UTF16 {
+                        let unit = dst.unit(written, at);
+                        unit == 0x80 || (0xFF61..=0xFF9F).contains(&unit)
+                    } else if dst.unit(written, at) == 0x80 && at > floor && dst.unit(written, at - 1) == 0xC2 {
+                        true
+                    } else {
+                        at >= floor + 2 && {
+                            let unit = |i| dst.unit(written, i);
+                            matches!(
+                                (unit(at - 2), unit(at - 1), unit(at)),
+                                (0xEF, 0xBD, 0xA1..=0xBF) | (0xEF, 0xBE, 0x80..=0x9F)
+                            )
+                        }
+                    };
+                    return !katakana;
+                }
+                unit if matches!(self, Pace::Lead { gb: true, .. }) => {
+                    // The euro sign from the single byte 0x80 (the ASCII after it
+                    // came from as many bytes) leaves the call copying ASCII.
+                    let euro = if O::UTF16 {
+                        unit == 0x20AC
+                    } else {
+                        at >= floor + 2
+                            && unit == 0xAC
+                            && dst.unit(written, at - 1) == 0x82
+                            && dst.unit(written, at - 2) == 0xE2
+                    };
+                    let byte = (consumed.len() + at).checked_sub(written).and_then(|i| consumed.get(i));
+                    return !(euro && byte == Some(&0x80));
+                }
+                _ => return matches!(self, Pace::Lead { .. } | Pace::Utf16 { .. }),
+            }
+        }
+        before
     }
 }
 
@@ -234,6 +472,8 @@ impl Decoder {
             last_fed: 0,
             restored: 0,
             owed_replacement: false,
+            requeued: false,
+            unit_held: false,
         }
     }
 
@@ -316,6 +556,215 @@ impl Decoder {
         Encoding::from_native(self.native.encoding())
     }
 
+    /// Runs `native` over `src` into at most `limit` units of `dst` from `from`,
+    /// keeping count of the bytes it has consumed.
+    fn feed<O: Output + ?Sized>(
+        &mut self,
+        src: &[u8],
+        dst: &mut O,
+        from: usize,
+        limit: usize,
+        last: bool,
+    ) -> DecodeProgress {
+        let progress = dst.decode(from, limit, &mut self.native, src, last);
+        self.native_fed += progress.read as u64;
+        if progress.read != 0 {
+            self.last_fed = src[progress.read - 1];
+        }
+        progress
+    }
+
+    /// After a malformed gb18030 four-byte sequence, encoding_rs has read the bytes
+    /// it puts back, up to the one that ended the sequence, and reports them read;
+    /// the native decoder leaves those still in the input unread. Takes them from
+    /// `rest` (after what the replay buffer still holds) into the replay buffer, to
+    /// be decoded first in the next call; returns how many it took from `rest`
+    /// and how many more bytes after the sequence encoding_rs has read.
+    fn take_restored(&mut self, error: whatenc::DecodeError, rest: &[u8]) -> Option<(usize, u8)> {
+        let name = self.native.encoding().name();
+        let (_, start, end) = self.replay();
+        if error.len != 1 || (name != "gb18030" && name != "GBK") || start != end {
+            return None;
+        }
+        // The bytes after the lead byte that the native decoder holds, then those
+        // of `rest`: the sequence went on (0x30–0x39, then 0x81–0xFE) up to the
+        // byte that ended it.
+        let (held, from_native) = self.native.take_restored();
+        self.native_fed -= from_native as u64;
+        let four_byte = |b: u8| (0x30..=0x39).contains(&b);
+        let third = |b: u8| (0x81..=0xFE).contains(&b);
+        let from_rest = match (from_native, rest) {
+            // (The lead byte is the last byte read: not an error of a byte alone.)
+            (0, [b2, b3, ..]) if four_byte(*b2) && third(self.last_fed) => 1 + usize::from(third(*b3)),
+            (1, [b3, ..]) => usize::from(third(*b3)),
+            _ => 0,
+        };
+        let taken = from_native + from_rest;
+        self.held[..from_native].copy_from_slice(&held[..from_native]);
+        self.held[from_native..taken].copy_from_slice(&rest[..from_rest]);
+        self.held_len = taken as u8;
+        self.replayed = 0;
+        self.requeued = taken != 0;
+        Some((from_rest, from_rest as u8))
+    }
+
+    /// One call of encoding_rs's decoder without replacement, emulated: decodes
+    /// `src` into `dst` from `from`, stopping for room where encoding_rs does
+    /// (see [`Pace`]). Returns the progress (`written` counts from `from`).
+    /// `requeued`: `src` is bytes put back after an error, before which encoding_rs
+    /// wants room for a character of the BMP.
+    fn raw<O: Output + ?Sized>(
+        &mut self,
+        src: &[u8],
+        dst: &mut O,
+        from: usize,
+        last: bool,
+        requeued: bool,
+    ) -> DecodeProgress {
+        let pace = Pace::of(self.native.encoding());
+        let worst = pace.worst(O::UTF16);
+        let mut read = 0;
+        let mut written = from;
+        let done = |result, read, written: usize| DecodeProgress { result, read, written: written - from };
+        // A sequence left incomplete by the previous call: encoding_rs wants the
+        // worst case free before reading on (but not to report it truncated).
+        if requeued && dst.room(written) < O::REPLACEMENT_LEN {
+            return done(whatenc::DecoderResult::OutputFull, 0, written);
+        }
+        if self.unit_held {
+            // What was put back goes first, with room for a character of the BMP,
+            // before any input is read; a leading surrogate, which writes nothing
+            // yet, needs none.
+            let short = dst.room(written) < O::REPLACEMENT_LEN;
+            let saved = if short { Some((self.native.clone(), self.native_fed, self.last_fed)) } else { None };
+            self.unit_held = false;
+            let progress = self.feed(&[], dst, written, if short { 0 } else { dst.room(written) }, false);
+            if let Some((native, fed, last_fed)) = saved
+                && progress.result != whatenc::DecoderResult::InputEmpty
+            {
+                (self.native, self.native_fed, self.last_fed) = (native, fed, last_fed);
+                self.unit_held = true;
+                return done(whatenc::DecoderResult::OutputFull, 0, written);
+            }
+            if progress.result == whatenc::DecoderResult::OutputFull {
+                self.unit_held = true;
+            }
+            written += progress.written;
+            if progress.result != whatenc::DecoderResult::InputEmpty {
+                return done(progress.result, 0, written);
+            }
+        }
+        if self.native.pending_len() > 0 && pace.asks_at_pending() {
+            if src.is_empty() {
+                // (UTF-16 wants room for the U+FFFD of a sequence cut by the end.)
+                if last && matches!(pace, Pace::Utf16 { .. }) && dst.room(written) < O::REPLACEMENT_LEN {
+                    return done(whatenc::DecoderResult::OutputFull, 0, written);
+                }
+                let progress = if last {
+                    self.feed(src, dst, written, dst.room(written), true)
+                } else {
+                    done(whatenc::DecoderResult::InputEmpty, 0, written)
+                };
+                return DecodeProgress { written: progress.written, ..progress };
+            }
+            if dst.room(written) < worst {
+                return done(whatenc::DecoderResult::OutputFull, 0, written);
+            }
+            while self.native.pending_len() > 0 && read < src.len() {
+                let one_last = last && read + 1 == src.len();
+                let progress = self.feed(&src[read..read + 1], dst, written, dst.room(written), one_last);
+                read += progress.read;
+                written += progress.written;
+                if progress.result != whatenc::DecoderResult::InputEmpty || progress.read == 0 {
+                    return done(progress.result, read, written);
+                }
+            }
+        }
+        // Output before `floor` does not decide the mode (see `Pace`).
+        let floor = written;
+        let mut middle = matches!(pace, Pace::Utf16 { .. });
+        loop {
+            if read == src.len() {
+                if src.is_empty() && last && self.native.pending_len() > 0 {
+                    // The end of the stream inside a sequence.
+                    if pace == Pace::EveryByte && dst.room(written) < worst {
+                        return done(whatenc::DecoderResult::OutputFull, 0, written);
+                    }
+                    let progress = self.feed(src, dst, written, dst.room(written), true);
+                    return done(progress.result, 0, written + progress.written);
+                }
+                return done(whatenc::DecoderResult::InputEmpty, read, written);
+            }
+            let room = dst.room(written);
+            if room >= worst + BULK {
+                // Well within the room: the native bulk decoder, with the worst case
+                // of one step kept free so that it stops no later than encoding_rs.
+                let progress = self.feed(&src[read..], dst, written, room - worst, last);
+                read += progress.read;
+                written += progress.written;
+                if progress.result != whatenc::DecoderResult::OutputFull {
+                    return done(progress.result, read, written);
+                }
+                middle = pace.middle_after(dst, floor, written, middle, &src[..read]);
+                if progress.read != 0 || progress.written != 0 {
+                    continue;
+                }
+            }
+            // Near the end of the room: one byte at a time, by encoding_rs's rule.
+            let byte = src[read];
+            let pending = self.native.pending_len() > 0;
+            let need = match pace {
+                // A whole valid character wants its own room; anything else the
+                // worst case.
+                Pace::Utf8 if !pending => {
+                    let len = match byte {
+                        0..0x80 => 1,
+                        0xC2..=0xDF => 2,
+                        0xE0..=0xEF => 3,
+                        _ => 4,
+                    };
+                    match src.get(read..read + len).map(core::str::from_utf8) {
+                        Some(Ok(c)) if O::UTF16 => c.chars().next().map_or(worst, char::len_utf16),
+                        Some(Ok(_)) => len,
+                        _ => worst,
+                    }
+                }
+                Pace::Utf16 { be } if !pending => match src.get(read..read + 2) {
+                    Some(&[a, b]) => {
+                        let unit = if be { u16::from_be_bytes([a, b]) } else { u16::from_le_bytes([a, b]) };
+                        match unit {
+                            0xD800..0xDC00 if O::UTF16 => 2,
+                            _ if O::UTF16 => 1,
+                            0..0x80 if !middle => 1,
+                            _ => worst,
+                        }
+                    }
+                    _ => worst,
+                },
+                _ => pace.need(pending, middle, self.native_fed != 0, byte, worst),
+            };
+            if room < need {
+                return done(whatenc::DecoderResult::OutputFull, read, written);
+            }
+            let one_last = last && read + 1 == src.len();
+            let progress = self.feed(&src[read..read + 1], dst, written, room, one_last);
+            read += progress.read;
+            written += progress.written;
+            if progress.result != whatenc::DecoderResult::InputEmpty || progress.read == 0 {
+                return done(progress.result, read, written);
+            }
+            if progress.written > 0 && self.native.pending_len() == 0 {
+                let last_unit = dst.unit(written, written - 1);
+                middle = match byte {
+                    0x80 | 0xA1..=0xDF if !pending && pace == Pace::ShiftJis => false,
+                    0x80 if !pending && matches!(pace, Pace::Lead { gb: true, .. }) => false,
+                    _ if progress.written == 1 && last_unit < 0x80 => middle && pace.punctuation() && last_unit < 0x3C,
+                    _ => true,
+                };
+            }
+        }
+    }
+
     /// The shared body of every `decode_*` method. `strict`: return at each
     /// malformed sequence; otherwise write U+FFFD for it and go on.
     fn run<O: Output + ?Sized>(
@@ -344,15 +793,13 @@ impl Decoder {
             let from_replay = start < end;
             let input = if from_replay { &held[start..end] } else { &src[read..] };
             let input_last = last && (!from_replay || read == src.len());
-            let progress = dst.decode(written, &mut self.native, input, input_last);
+            let fed_before = self.native_fed;
+            let progress = self.raw(input, dst, written, input_last, from_replay && self.requeued);
             if from_replay {
                 self.replayed += progress.read as u8;
+                self.requeued &= self.replayed < self.held_len;
             } else {
                 read += progress.read;
-            }
-            self.native_fed += progress.read as u64;
-            if progress.read != 0 {
-                self.last_fed = input[progress.read - 1];
             }
             written += progress.written;
             if progress.result == whatenc::DecoderResult::InputEmpty {
@@ -364,7 +811,42 @@ impl Decoder {
                 whatenc::DecoderResult::OutputFull => DecoderResult::OutputFull,
                 whatenc::DecoderResult::Malformed(error) => {
                     had_errors = true;
-                    let after = (self.native_fed - error.offset - u64::from(error.len)) as u8;
+                    let mut after = (self.native_fed - error.offset - u64::from(error.len)) as u8;
+                    let put_back = after;
+                    if let Some((from_src, more)) = self.take_restored(error, &src[read..]) {
+                        read += from_src;
+                        after += more;
+                    }
+                    let utf16 = matches!(self.native.encoding().name(), "UTF-16BE" | "UTF-16LE");
+                    if utf16 && after == 2 && !from_replay && error.offset >= fed_before && read >= 2 {
+                        // A leading surrogate and the unit after it that is not a
+                        // trailing one, in one call: encoding_rs leaves the unit unread.
+                        let (_, unit) = self.native.take_restored();
+                        self.native_fed -= unit as u64;
+                        read -= unit;
+                        after = 0;
+                    }
+                    let iso = self.native.encoding() == whatenc::ISO_2022_JP;
+                    if iso
+                        && error.len == 1
+                        && after == 0
+                        && !from_replay
+                        && src.get(read) == Some(&0x1B)
+                        && (0x21..=0x7E).contains(&self.last_fed)
+                    {
+                        // A leading byte of JIS X 0208 before `ESC`: encoding_rs reads
+                        // the `ESC` as part of the error (the native decoder leaves it
+                        // for the next call); it starts an escape sequence all the same.
+                        let progress = self.feed(&src[read..read + 1], dst, written, 0, false);
+                        read += progress.read;
+                        after = progress.read as u8;
+                    }
+                    self.unit_held = (utf16 && after == 2) || (iso && put_back > 0 && error.len != 3);
+                    if error.len == 3 && self.native.encoding() == whatenc::ISO_2022_JP {
+                        // An escape sequence right after another: encoding_rs
+                        // reports the first as malformed, the second as read after it.
+                        after = 3;
+                    }
                     self.restored = after;
                     if !strict {
                         self.owed_replacement = true;

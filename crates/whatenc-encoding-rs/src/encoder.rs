@@ -2,6 +2,7 @@
 
 use alloc::vec::Vec;
 use core::fmt;
+use core::ops::Range;
 
 use whatenc::EncodeProgress;
 
@@ -83,45 +84,107 @@ pub struct Encoder {
     /// Always in whatenc's "fatal" mode: the replacing methods write the
     /// references themselves, so that one encoder serves both kinds of call.
     pub(crate) native: whatenc::Encoder,
-    /// A reference owed to the output: its character was consumed when there was
-    /// no room left to write it.
-    pub(crate) owed_reference: Option<char>,
     /// ISO-2022-JP only: whether the output is in a state other than ASCII.
     escaped: bool,
 }
 
 /// Text input of an encoding call: `str` or `[u16]`.
 trait Input {
-    fn encode(&self, from: usize, encoder: &mut whatenc::Encoder, dst: &mut [u8], last: bool) -> EncodeProgress;
+    /// Units of input.
+    fn units(&self) -> usize;
+    /// The length of the character at `at` (a lone surrogate counts as one), and
+    /// whether it is ASCII.
+    fn char_at(&self, at: usize) -> (usize, bool);
+    /// Whether the character that ends at `end` is ASCII.
+    fn ascii_before(&self, end: usize) -> bool;
+    /// The unit before `end`.
+    fn unit_before(&self, end: usize) -> u16;
+    fn encode(&self, range: Range<usize>, encoder: &mut whatenc::Encoder, dst: &mut [u8], last: bool)
+    -> EncodeProgress;
 }
 
 impl Input for str {
-    fn encode(&self, from: usize, encoder: &mut whatenc::Encoder, dst: &mut [u8], last: bool) -> EncodeProgress {
-        encoder.encode_from_utf8(&self[from..], dst, last)
+    fn units(&self) -> usize {
+        self.len()
+    }
+    fn char_at(&self, at: usize) -> (usize, bool) {
+        let c = self[at..].chars().next().unwrap_or('\0');
+        (c.len_utf8(), c.is_ascii())
+    }
+    fn ascii_before(&self, end: usize) -> bool {
+        self.as_bytes()[end - 1] < 0x80
+    }
+    fn unit_before(&self, end: usize) -> u16 {
+        u16::from(self.as_bytes()[end - 1])
+    }
+    fn encode(
+        &self,
+        range: Range<usize>,
+        encoder: &mut whatenc::Encoder,
+        dst: &mut [u8],
+        last: bool,
+    ) -> EncodeProgress {
+        encoder.encode_from_utf8(&self[range], dst, last)
     }
 }
 
 impl Input for [u16] {
-    fn encode(&self, from: usize, encoder: &mut whatenc::Encoder, dst: &mut [u8], last: bool) -> EncodeProgress {
-        let src = &self[from..];
+    fn units(&self) -> usize {
+        self.len()
+    }
+    fn char_at(&self, at: usize) -> (usize, bool) {
+        match (self[at], self.get(at + 1)) {
+            (0xD800..=0xDBFF, Some(0xDC00..=0xDFFF)) => (2, false),
+            (unit, _) => (1, unit < 0x80),
+        }
+    }
+    fn ascii_before(&self, end: usize) -> bool {
+        self[end - 1] < 0x80
+    }
+    fn unit_before(&self, end: usize) -> u16 {
+        self[end - 1]
+    }
+    fn encode(
+        &self,
+        range: Range<usize>,
+        encoder: &mut whatenc::Encoder,
+        dst: &mut [u8],
+        last: bool,
+    ) -> EncodeProgress {
+        let src = &self[range];
         // whatenc keeps a leading surrogate that ends a buffer for the next one;
         // here it is unpaired, so it is U+FFFD right away.
-        if !last && let Some(0xD800..=0xDBFF) = src.last() {
-            let body = &src[..src.len() - 1];
-            let progress = encoder.encode_from_utf16(body, dst, false);
-            if progress.result != whatenc::EncoderResult::InputEmpty || progress.read != body.len() {
-                return progress;
-            }
+        // So are the leading surrogates before it.
+        let leads = if last { 0 } else { src.iter().rev().take_while(|u| (0xD800..=0xDBFF).contains(*u)).count() };
+        if leads == 0 {
+            return encoder.encode_from_utf16(src, dst, last);
+        }
+        let body = &src[..src.len() - leads];
+        let mut progress = encoder.encode_from_utf16(body, dst, false);
+        if progress.result != whatenc::EncoderResult::InputEmpty || progress.read != body.len() {
+            return progress;
+        }
+        for _ in 0..leads {
             let lone = encoder.encode_from_utf16(&[0xFFFD], &mut dst[progress.written..], false);
-            return EncodeProgress {
+            progress = EncodeProgress {
                 result: lone.result,
                 read: progress.read + lone.read,
                 written: progress.written + lone.written,
             };
+            if progress.result != whatenc::EncoderResult::InputEmpty {
+                break;
+            }
         }
-        encoder.encode_from_utf16(src, dst, last)
+        progress
     }
 }
+
+/// The longest reference, `&#1114111;`.
+const NCR_EXTRA: usize = 10;
+
+/// Above this much room beyond the worst case of a character, a call hands the
+/// text to the native bulk encoder.
+const BULK: usize = 8;
 
 /// Writes `&#N;` for `c` at the start of `dst`, which has room; returns its length.
 fn write_reference(c: char, dst: &mut [u8]) -> usize {
@@ -143,24 +206,10 @@ fn write_reference(c: char, dst: &mut [u8]) -> usize {
     digits.len() + 3
 }
 
-/// The length of `&#N;` for `c`.
-pub(crate) fn reference_len(c: char) -> usize {
-    let digits = match c as u32 {
-        0..=9 => 1,
-        10..=99 => 2,
-        100..=999 => 3,
-        1000..=9999 => 4,
-        10000..=99999 => 5,
-        100000..=999999 => 6,
-        _ => 7,
-    };
-    digits + 3
-}
-
 impl Encoder {
     pub(crate) fn new(encoding: &'static Encoding) -> Encoder {
         let native = encoding.native().new_encoder().expect("an output encoding has an encoder");
-        Encoder { native, owed_reference: None, escaped: false }
+        Encoder { native, escaped: false }
     }
 
     /// The encoding this encoder writes (an output encoding: never UTF-16BE,
@@ -201,58 +250,193 @@ impl Encoder {
         }
     }
 
-    /// The bytes a replacing call may owe before anything else.
-    fn owed_len(&self) -> usize {
-        self.owed_reference.map_or(0, reference_len)
+    /// The room encoding_rs's encoder wants before a non-ASCII character (and
+    /// before any character right after one): the most bytes one character takes
+    /// in the encoding. `None` for UTF-8, which wants room for the character itself.
+    fn worst(&self) -> Option<usize> {
+        match self.native.encoding().name() {
+            "UTF-8" => None,
+            "gb18030" | "GBK" => Some(4),
+            "Big5" | "EUC-JP" | "EUC-KR" | "Shift_JIS" => Some(2),
+            "ISO-2022-JP" => Some(3),
+            _ => Some(1),
+        }
     }
 
-    /// The shared body of the replacing methods.
+    /// One call of encoding_rs's encoder without replacement, emulated: encodes
+    /// `src` into `dst`, stopping for room where encoding_rs does. A call copies
+    /// ASCII while there is a byte of room, and wants [`Encoder::worst`] free
+    /// before a non-ASCII character, an unmappable one too, and before the
+    /// character after a non-ASCII one.
+    /// Reads `src` from `from` on; `read` in the result counts from there.
+    fn raw<I: Input + ?Sized>(&mut self, src: &I, from: usize, dst: &mut [u8], last: bool) -> EncodeProgress {
+        let end = src.units();
+        let Some(worst) = self.worst() else {
+            let progress = src.encode(from..end, &mut self.native, dst, last);
+            self.track(&dst[..progress.written]);
+            return progress;
+        };
+        let mut read = from;
+        let mut written = 0;
+        let mut middle = false;
+        let done = |result, read: usize, written| EncodeProgress { result, read: read - from, written };
+        let iso = self.native.encoding() == whatenc::ISO_2022_JP;
+        loop {
+            if iso && read == end && last && self.escaped {
+                // The end of the stream returns to ASCII: `ESC ( B`, a step of its own.
+                if dst.len() - written < worst {
+                    return done(whatenc::EncoderResult::OutputFull, read, written);
+                }
+                let progress = src.encode(end..end, &mut self.native, &mut dst[written..], true);
+                self.track(&dst[written..written + progress.written]);
+                return done(progress.result, read, written + progress.written);
+            }
+            if read == end {
+                if end == from {
+                    let progress = src.encode(from..end, &mut self.native, dst, last);
+                    self.track(&dst[..progress.written]);
+                    return progress;
+                }
+                return done(whatenc::EncoderResult::InputEmpty, read, written);
+            }
+            let room = dst.len() - written;
+            if room >= worst + BULK {
+                // Well within the room: the native bulk encoder, with the worst
+                // case of one character kept free so that it stops no later.
+                let limit = written + room - worst;
+                let progress = src.encode(read..end, &mut self.native, &mut dst[written..limit], last);
+                self.track(&dst[written..written + progress.written]);
+                read += progress.read;
+                written += progress.written;
+                if progress.result != whatenc::EncoderResult::OutputFull {
+                    return done(progress.result, read, written);
+                }
+                if progress.read != 0 {
+                    middle = !src.ascii_before(read);
+                    if self.native.encoding() == whatenc::EUC_KR {
+                        // ASCII below 0x3C after a non-ASCII character.
+                        let mut at = read;
+                        while at > from && src.unit_before(at) < 0x3C {
+                            at -= 1;
+                        }
+                        middle = at > from && !src.ascii_before(at);
+                    }
+                    continue;
+                }
+            }
+            // Near the end of the room: a character at a time.
+            let (len, ascii) = src.char_at(read);
+            if iso {
+                // ISO-2022-JP wants 3 bytes before every character, and before the
+                // escape sequence that may come first, which it writes on its own
+                // when there is no room for the character after it.
+                if room < worst {
+                    return done(whatenc::EncoderResult::OutputFull, read, written);
+                }
+                let mut trial = self.native.clone();
+                let mut staging = [0u8; 8];
+                let progress = src.encode(read..read + len, &mut trial, &mut staging, false);
+                let out = &staging[..progress.written];
+                if progress.read != len || progress.result == whatenc::EncoderResult::OutputFull {
+                    return done(whatenc::EncoderResult::OutputFull, read, written);
+                }
+                // (An ASCII control that the encoding cannot represent, after
+                // another state, is such a character too.)
+                let escape_first = out.len() >= 3
+                    && out[0] == 0x1B
+                    && match progress.result {
+                        whatenc::EncoderResult::InputEmpty => out.len() > 3,
+                        _ => ascii,
+                    };
+                if escape_first && room < 2 * worst {
+                    dst[written..written + 3].copy_from_slice(&out[..3]);
+                    self.native.switch_iso_2022_jp_state(&out[..3]);
+                    self.track(&out[..3]);
+                    return done(whatenc::EncoderResult::OutputFull, read, written + 3);
+                }
+                self.native = trial;
+                dst[written..written + out.len()].copy_from_slice(out);
+                self.track(out);
+                read += len;
+                written += out.len();
+                if progress.result != whatenc::EncoderResult::InputEmpty {
+                    return done(progress.result, read, written);
+                }
+                continue;
+            }
+            let need = if ascii && !middle { 1 } else { worst };
+            if room < need {
+                return done(whatenc::EncoderResult::OutputFull, read, written);
+            }
+            let one_last = last && read + len == end;
+            let progress = src.encode(read..read + len, &mut self.native, &mut dst[written..], one_last);
+            self.track(&dst[written..written + progress.written]);
+            read += progress.read;
+            written += progress.written;
+            if progress.result != whatenc::EncoderResult::InputEmpty || progress.read == 0 {
+                return done(progress.result, read, written);
+            }
+            // EUC-KR: ASCII below 0x3C after a non-ASCII character keeps wanting
+            // the worst case.
+            let punctuation =
+                ascii && middle && self.native.encoding() == whatenc::EUC_KR && src.unit_before(read) < 0x3C;
+            middle = !ascii || punctuation;
+        }
+    }
+
+    /// The shared body of the replacing methods: encoding_rs's, which keeps room
+    /// for the longest reference (`&#1114111;`, 10 bytes) free while it encodes
+    /// into an encoding that has unmappable characters.
     fn replacing<I: Input + ?Sized>(
         &mut self,
         src: &I,
         dst: &mut [u8],
         last: bool,
     ) -> (CoderResult, usize, usize, bool) {
+        let everything = self.encoding().can_encode_everything();
+        let effective = if everything {
+            dst.len()
+        } else if dst.len() < NCR_EXTRA {
+            let result = if src.units() == 0 && !(last && self.has_pending_state()) {
+                CoderResult::InputEmpty
+            } else {
+                CoderResult::OutputFull
+            };
+            return (result, 0, 0, false);
+        } else {
+            dst.len() - NCR_EXTRA
+        };
+        let end = src.units();
         let mut read = 0;
         let mut written = 0;
         let mut replaced = false;
-        let result = loop {
-            if let Some(c) = self.owed_reference {
-                if dst.len() - written < reference_len(c) {
-                    break CoderResult::OutputFull;
-                }
-                written += write_reference(c, &mut dst[written..]);
-                self.owed_reference = None;
-            }
-            let progress = src.encode(read, &mut self.native, &mut dst[written..], last);
-            self.track(&dst[written..written + progress.written]);
+        loop {
+            let progress = self.raw(src, read, &mut dst[written..effective], last);
             read += progress.read;
             written += progress.written;
             match progress.result {
-                whatenc::EncoderResult::InputEmpty => break CoderResult::InputEmpty,
-                whatenc::EncoderResult::OutputFull => break CoderResult::OutputFull,
+                whatenc::EncoderResult::InputEmpty => return (CoderResult::InputEmpty, read, written, replaced),
+                whatenc::EncoderResult::OutputFull => return (CoderResult::OutputFull, read, written, replaced),
                 whatenc::EncoderResult::Unmappable(c) => {
                     replaced = true;
-                    self.owed_reference = Some(c);
+                    written += write_reference(c, &mut dst[written..]);
+                    if written >= effective {
+                        let result = if read == end && !(last && self.has_pending_state()) {
+                            CoderResult::InputEmpty
+                        } else {
+                            CoderResult::OutputFull
+                        };
+                        return (result, read, written, replaced);
+                    }
                 }
             }
-        };
-        (result, read, written, replaced)
+        }
     }
 
     /// The shared body of the `*_without_replacement` methods.
     fn failing<I: Input + ?Sized>(&mut self, src: &I, dst: &mut [u8], last: bool) -> (EncoderResult, usize, usize) {
-        let mut written = 0;
-        if let Some(c) = self.owed_reference {
-            if dst.len() < reference_len(c) {
-                return (EncoderResult::OutputFull, 0, 0);
-            }
-            written = write_reference(c, dst);
-            self.owed_reference = None;
-        }
-        let progress = src.encode(0, &mut self.native, &mut dst[written..], last);
-        self.track(&dst[written..written + progress.written]);
-        (EncoderResult::from_native(progress.result), progress.read, written + progress.written)
+        let progress = self.raw(src, 0, dst, last);
+        (EncoderResult::from_native(progress.result), progress.read, progress.written)
     }
 
     /// Encodes from UTF-8; each character the encoding cannot represent becomes
@@ -377,7 +561,11 @@ impl Encoder {
     /// the spare capacity before it.
     fn grow_within_capacity(&self, rest: usize, dst: &mut Vec<u8>) -> (usize, usize) {
         let spare = dst.capacity() - dst.len();
-        let likely = rest.saturating_add(rest / 8).saturating_add(64 + self.owed_len());
+        // Enough for any text of `rest` bytes (at most 3.5 bytes for a byte of
+        // UTF-8, for U+07FF as `&#2047;`), with room for a reference to spare, so
+        // that a piece short of the spare capacity never runs out of room: each
+        // call then goes as it would into the whole spare capacity.
+        let likely = rest.saturating_mul(4).saturating_add(32);
         let piece = spare.min(likely);
         dst.resize(dst.len() + piece, 0);
         (piece, spare)

@@ -306,12 +306,13 @@ fn big5_lead_kept_over_an_empty_call() {
     assert_eq!(text, "\u{30A2}");
 }
 
-/// With 11 or 12 bytes of room, encoding_rs writes an astral character from
-/// UTF-16 as two `&#65533;` (README: known differences); whatenc-encoding-rs
-/// writes its own reference at every room.
+/// With 11 bytes of room, encoding_rs writes an astral character from UTF-16 as
+/// two `&#65533;` (README: known differences); whatenc-encoding-rs writes its own
+/// reference at every room. (With 10 or fewer, neither makes progress: a replacing
+/// call into an encoding with unmappable characters keeps 10 bytes free.)
 #[test]
 fn astral_reference_from_utf16_at_every_room() {
-    for room in 10..=20 {
+    for room in 11..=20 {
         let mut encoder = compat::ISO_8859_15.new_encoder();
         let src = [0x61u16, 0xD83D, 0xDE00, 0x62];
         let mut out = Vec::new();

@@ -420,6 +420,32 @@ impl Decoder {
         first_error.map_or(Ok(()), Err)
     }
 
+    /// For whatenc-encoding-rs: how many bytes the decoder holds, consumed but not
+    /// yet decoded: those of an incomplete sequence (or escape sequence), those
+    /// "restored" to be read again after an error, and those BOM handling holds.
+    /// Not part of the stable API.
+    #[doc(hidden)]
+    pub fn pending_len(&self) -> usize {
+        let bom = match self.bom {
+            BomState::Pending { len, .. } => usize::from(len),
+            BomState::Done => 0,
+        };
+        self.codec.pending_len() + bom + usize::from(self.replay.end - self.replay.start)
+    }
+
+    /// For whatenc-encoding-rs: right after a gb18030 or UTF-16 error, takes out the bytes
+    /// the decoder holds to read again (those the standard restores that came
+    /// before the call's input); the caller then owes them to the decoder, ahead of
+    /// the rest of its input. Returns them and their count (0 for the other
+    /// encodings). Not part of the stable API.
+    #[doc(hidden)]
+    pub fn take_restored(&mut self) -> ([u8; 3], usize) {
+        let (bytes, len) = self.codec.take_restored();
+        // They will be consumed again.
+        self.fed -= len as u64;
+        (bytes, len)
+    }
+
     /// In "replacement" mode, the first error that became U+FFFD since the last call
     /// of this method (or since the decoder was made), so that callers can tell
     /// whether the input was well-formed.

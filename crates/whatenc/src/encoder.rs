@@ -133,6 +133,18 @@ impl Encoder {
         Ok(Encoder { encoding, mode, codec, pending_lead: None, had_unmappable: false })
     }
 
+    /// For whatenc-encoding-rs: an ISO-2022-JP encoder takes the state that the
+    /// escape sequence `escape` (`ESC ( B`, `ESC ( J` or `ESC $ B`) switches to, as
+    /// if it had written it itself (the caller has). Returns false, changing
+    /// nothing, for any other encoder or bytes. Not part of the stable API.
+    #[doc(hidden)]
+    pub fn switch_iso_2022_jp_state(&mut self, escape: &[u8]) -> bool {
+        match &mut self.codec {
+            EncoderCodec::Iso2022Jp(codec) => codec.switch_to(escape),
+            _ => false,
+        }
+    }
+
     /// The encoding this encoder writes.
     ///
     /// ```

@@ -166,6 +166,8 @@ pub fn fragments(encoding: &'static encoding_rs::Encoding) -> Vec<Vec<u8>> {
         b"\x81\x30\x81",
         b"\x84\x31\xA4\x39",
         b"\xFE\x39\xFE\x39",
+        b"\xFF\x30\xFF",
+        b"\x81\x30\x81\x30\x81",
         b"\x00\xD8",
         b"\xD8\x00",
         b"\x00\xDC",

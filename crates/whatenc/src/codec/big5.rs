@@ -20,6 +20,11 @@ pub(crate) struct Big5Decoder {
 }
 
 impl Big5Decoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        usize::from(self.leading != 0)
+    }
+
     /// A decoder in its initial state.
     pub(crate) fn new() -> Self {
         Big5Decoder { leading: 0 }

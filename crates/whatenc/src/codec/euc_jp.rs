@@ -140,6 +140,11 @@ pub(crate) struct EucJpDecoder {
 }
 
 impl EucJpDecoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        usize::from(self.lead != 0) + usize::from(self.jis0212)
+    }
+
     pub(crate) fn new() -> Self {
         EucJpDecoder { jis0212: false, lead: 0 }
     }

@@ -147,6 +147,12 @@ enum Step {
 }
 
 impl Gb18030Decoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        [self.first, self.second, self.third].iter().filter(|&&b| b != 0).count()
+            + usize::from(self.pending_end - self.pending_start)
+    }
+
     /// A decoder in its initial state.
     pub(crate) fn new() -> Self {
         Gb18030Decoder { first: 0, second: 0, third: 0, pending: [0; 3], pending_start: 0, pending_end: 0 }
@@ -217,6 +223,18 @@ impl Gb18030Decoder {
             // 9. Return error.
             0xFF => Step::Error { len: 1, restore: 0 },
         }
+    }
+
+    /// Takes out the restored bytes waiting to be read again (for
+    /// `Decoder::take_restored`).
+    pub(crate) fn take_restored(&mut self) -> ([u8; 3], usize) {
+        let mut out = [0u8; 3];
+        let held = &self.pending[self.pending_start as usize..self.pending_end as usize];
+        out[..held.len()].copy_from_slice(held);
+        let len = held.len();
+        self.pending_start = 0;
+        self.pending_end = 0;
+        (out, len)
     }
 
     /// Restores the last `count` bytes read: « second, third, byte » for 3,

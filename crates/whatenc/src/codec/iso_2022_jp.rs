@@ -61,6 +61,16 @@ pub(crate) struct Iso2022JpDecoder {
 }
 
 impl Iso2022JpDecoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        let state = match self.state {
+            State::TrailByte | State::EscapeStart => 1,
+            State::Escape => 2,
+            _ => 0,
+        };
+        state + usize::from(self.pending.is_some())
+    }
+
     pub(crate) fn new() -> Self {
         Iso2022JpDecoder { state: State::Ascii, output_state: State::Ascii, lead: 0, output: false, pending: None }
     }
@@ -271,6 +281,18 @@ pub(crate) struct Iso2022JpEncoder {
 impl Iso2022JpEncoder {
     pub(crate) fn new() -> Self {
         Iso2022JpEncoder { state: EncoderState::Ascii }
+    }
+
+    /// Takes the state an escape sequence (`ESC ( B`, `ESC ( J` or `ESC $ B`)
+    /// switches to, as if the encoder had written it; false for other bytes.
+    pub(crate) fn switch_to(&mut self, escape: &[u8]) -> bool {
+        self.state = match escape {
+            b"\x1B(B" => EncoderState::Ascii,
+            b"\x1B(J" => EncoderState::Roman,
+            b"\x1B$B" => EncoderState::Jis0208,
+            _ => return false,
+        };
+        true
     }
 
     /// The standard's handler for a scalar value, with each "restore codePoint and

@@ -823,6 +823,32 @@ impl DecoderCodec {
         }
     }
 
+    /// The bytes the handler holds: those of an incomplete sequence (or escape
+    /// sequence) and those restored to be read again.
+    pub(crate) fn pending_len(&self) -> usize {
+        match self {
+            DecoderCodec::Utf8(d) => d.pending_len(),
+            DecoderCodec::Utf16(d) => d.pending_len(),
+            DecoderCodec::SingleByte(_) | DecoderCodec::XUserDefined(_) | DecoderCodec::Replacement(_) => 0,
+            DecoderCodec::Gb18030(d) => d.pending_len(),
+            DecoderCodec::Big5(d) => d.pending_len(),
+            DecoderCodec::EucJp(d) => d.pending_len(),
+            DecoderCodec::Iso2022Jp(d) => d.pending_len(),
+            DecoderCodec::ShiftJis(d) => d.pending_len(),
+            DecoderCodec::EucKr(d) => d.pending_len(),
+        }
+    }
+
+    /// gb18030 and UTF-16: takes out the bytes restored after an error that the
+    /// handler holds to read again; nothing for the other codecs.
+    pub(crate) fn take_restored(&mut self) -> ([u8; 3], usize) {
+        match self {
+            DecoderCodec::Gb18030(d) => d.take_restored(),
+            DecoderCodec::Utf16(d) => d.take_restored(),
+            _ => ([0; 3], 0),
+        }
+    }
+
     /// Dispatches once to the monomorphic run of the handler.
     #[inline]
     pub(crate) fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {

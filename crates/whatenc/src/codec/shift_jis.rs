@@ -12,6 +12,11 @@ pub(crate) struct ShiftJisDecoder {
 }
 
 impl ShiftJisDecoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        usize::from(self.lead != 0)
+    }
+
     pub(crate) fn new() -> Self {
         ShiftJisDecoder { lead: 0 }
     }

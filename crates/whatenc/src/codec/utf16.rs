@@ -21,6 +21,25 @@ pub(crate) struct Utf16Decoder {
 }
 
 impl Utf16Decoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        usize::from(self.leading_byte.is_some())
+            + 2 * usize::from(self.leading_surrogate.is_some())
+            + 2 * usize::from(self.pending_unit.is_some())
+    }
+
+    /// Takes out the restored code unit, as its two bytes (for
+    /// `Decoder::take_restored`).
+    pub(crate) fn take_restored(&mut self) -> ([u8; 3], usize) {
+        match self.pending_unit.take() {
+            Some(unit) => {
+                let [a, b] = if self.is_be { unit.to_be_bytes() } else { unit.to_le_bytes() };
+                ([a, b, 0], 2)
+            }
+            None => ([0; 3], 0),
+        }
+    }
+
     pub(crate) fn new(is_be: bool) -> Self {
         Utf16Decoder { is_be, leading_byte: None, leading_surrogate: None, pending_unit: None }
     }

@@ -35,6 +35,11 @@ enum Step {
 }
 
 impl Utf8Decoder {
+    /// The bytes held (see `DecoderCodec::pending_len`).
+    pub(crate) fn pending_len(&self) -> usize {
+        if self.bytes_needed == 0 { 0 } else { 1 + usize::from(self.bytes_seen) }
+    }
+
     pub(crate) fn new() -> Self {
         Utf8Decoder { code_point: 0, bytes_seen: 0, bytes_needed: 0, lower_boundary: 0x80, upper_boundary: 0xBF }
     }
