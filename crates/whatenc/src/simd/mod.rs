@@ -136,7 +136,6 @@ sse2_or_portable! {
     fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
 }
 
-#[cfg(feature = "std")]
 pub(crate) use scalar::find_byte;
 
 /// The rest of a long ASCII run (or run of units that are not surrogates), which the

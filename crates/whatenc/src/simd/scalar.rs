@@ -41,8 +41,7 @@ pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
 
 /// The offset of the first `needle` in `haystack`: 32 bytes a step (one compare and
 /// OR across the chunk, which LLVM vectorizes), then the byte in that chunk.
-/// (For `io`'s `read_line`, with `std`.)
-#[cfg(any(feature = "std", test))]
+/// (For the prescan's searches and `io`'s `read_line`.)
 #[inline]
 pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
     let mut pos = 0;
@@ -446,17 +445,30 @@ mod tests {
         bytes.iter().position(|&b| b >= 0x80).unwrap_or(bytes.len())
     }
 
+    /// The chunked search against the naive one: every length to 100 (three chunks), the
+    /// byte at every position, with and without other candidates (0x00, 0x80, 0xFF,
+    /// the byte ± 1) around it.
     #[test]
-    fn find_byte_matches_position() {
-        let mut buf = [b'a'; 100];
-        for len in 0..100 {
-            for at in 0..=len {
-                if at < len {
-                    buf[at] = b'\n';
+    fn find_byte_equals_the_naive_search() {
+        for byte in [0u8, 1, b'<', b'>', 0x7F, 0x80, 0xFE, 0xFF] {
+            for fill in [0u8, 0x80, 0xFF, byte.wrapping_add(1), byte.wrapping_sub(1), b' '] {
+                if fill == byte {
+                    continue;
                 }
-                let expected = buf[..len].iter().position(|&b| b == b'\n');
-                assert_eq!(find_byte(b'\n', &buf[..len]), expected, "{len} {at}");
-                buf[at.min(99)] = b'a';
+                for len in 0..100 {
+                    let mut haystack = alloc::vec![fill; len];
+                    assert_eq!(find_byte(byte, &haystack), None);
+                    for at in 0..len {
+                        haystack[at] = byte;
+                        assert_eq!(find_byte(byte, &haystack), haystack.iter().position(|&b| b == byte));
+                        haystack[at] = fill;
+                    }
+                    if len > 2 {
+                        haystack[len - 1] = byte;
+                        haystack[len / 2] = byte;
+                        assert_eq!(find_byte(byte, &haystack), Some(len / 2));
+                    }
+                }
             }
         }
     }

@@ -377,7 +377,7 @@ impl<'a> Scan<'a> {
     #[inline]
     fn find(&self, from: usize, in_meta: bool, byte: u8) -> Result<usize, Stop> {
         let end = self.bounds[usize::from(in_meta)].min(self.bytes.len());
-        match self.bytes.get(from..end).and_then(|rest| find_byte(rest, byte)) {
+        match self.bytes.get(from..end).and_then(|rest| crate::simd::find_byte(byte, rest)) {
             Some(offset) => Ok(from + offset),
             None => Err(self.at(from.max(end), in_meta).err().unwrap_or(Stop::OutOfBytes)),
         }
@@ -607,29 +607,6 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// The offset of the first `byte` in `haystack`, eight bytes at a time: in a word
-/// XORed with `byte` repeated, `(w - 0x01…01) & !w & 0x80…80` flags the zero bytes
-/// (and may flag bytes above a zero byte, never below, so the lowest flag is the
-/// first match).
-fn find_byte(haystack: &[u8], byte: u8) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let pattern = ONES * u64::from(byte);
-    let mut words = haystack.chunks_exact(8);
-    let mut offset = 0;
-    for word in &mut words {
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(word);
-        let word = u64::from_le_bytes(bytes) ^ pattern;
-        let zeros = word.wrapping_sub(ONES) & !word & HIGHS;
-        if zeros != 0 {
-            return Some(offset + (zeros.trailing_zeros() / 8) as usize);
-        }
-        offset += 8;
-    }
-    words.remainder().iter().position(|&b| b == byte).map(|i| offset + i)
-}
-
 /// "Get an XML encoding" (HTML §13.2.3.2), with `bytes` as the whole stream. The
 /// search for `encoding` (step 4) and everything after it stop at
 /// `xmlDeclarationEnd`, the first `>`: the text computes `xmlDeclarationEnd` and
@@ -746,38 +723,5 @@ pub fn extract_a_character_encoding_from_a_meta_element(s: &[u8]) -> Option<&'st
                 Encoding::for_label(&rest[..length])
             }
         };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::find_byte;
-
-    /// The word-at-a-time search against the naive one: every length to 40, the
-    /// byte at every position, with and without other candidates (0x00, 0x80, 0xFF,
-    /// the byte ± 1) around it.
-    #[test]
-    fn find_byte_equals_the_naive_search() {
-        for byte in [0u8, 1, b'<', b'>', 0x7F, 0x80, 0xFE, 0xFF] {
-            for fill in [0u8, 0x80, 0xFF, byte.wrapping_add(1), byte.wrapping_sub(1), b' '] {
-                if fill == byte {
-                    continue;
-                }
-                for len in 0..40 {
-                    let mut haystack = alloc::vec![fill; len];
-                    assert_eq!(find_byte(&haystack, byte), None);
-                    for at in 0..len {
-                        haystack[at] = byte;
-                        assert_eq!(find_byte(&haystack, byte), haystack.iter().position(|&b| b == byte));
-                        haystack[at] = fill;
-                    }
-                    if len > 2 {
-                        haystack[len - 1] = byte;
-                        haystack[len / 2] = byte;
-                        assert_eq!(find_byte(&haystack, byte), Some(len / 2));
-                    }
-                }
-            }
-        }
     }
 }
