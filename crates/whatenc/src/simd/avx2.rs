@@ -660,7 +660,7 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::avx512::tests::{Rng, SOME, random_text};
+    use super::super::avx512::tests::{SOME, long_texts, random_inputs};
     use super::super::scalar;
     use super::*;
     use alloc::vec;
@@ -760,40 +760,7 @@ mod tests {
         if !cpu_has() {
             return;
         }
-        let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
-        let mut buf = vec![0u8; 64 + 800];
-        for case in 0..1_000_000 {
-            let len = rng.below(if case % 16 == 0 { 800 } else { 300 });
-            let align = rng.below(64);
-            let bytes = &mut buf[align..align + len];
-            match case % 3 {
-                0 => {
-                    // Random bytes, mostly ASCII or mostly not.
-                    let high = rng.below(4);
-                    for b in bytes.iter_mut() {
-                        *b = rng.next() as u8;
-                        if rng.below(4) >= high {
-                            *b &= 0x7F;
-                        }
-                    }
-                }
-                _ => {
-                    let text = random_text(&mut rng, len);
-                    bytes.copy_from_slice(&text[..len]);
-                    if case % 3 == 2 && len > 0 {
-                        for _ in 0..1 + rng.below(2) {
-                            let at = rng.below(len);
-                            bytes[at] = match rng.below(3) {
-                                0 => rng.next() as u8,
-                                1 => SOME[rng.below(SOME.len())],
-                                _ => bytes[at] ^ (1 << rng.below(8)),
-                            };
-                        }
-                    }
-                }
-            }
-            same(&buf[align..align + len], case % 4 == 0);
-        }
+        random_inputs(0x5DEE_CE66_D1CE_4E5B, 1_000_000, 300, same);
     }
 
     #[test]
@@ -801,27 +768,8 @@ mod tests {
         if !cpu_has() {
             return;
         }
-        let mut rng = Rng(4242);
-        for _ in 0..300 {
-            let len = 1000 + rng.below(3000);
-            let mut text = random_text(&mut rng, len);
-            same(&text, true);
-            let at = rng.below(text.len());
-            text[at] = SOME[rng.below(SOME.len())];
-            same(&text, true);
-        }
-        // All ASCII, then one character (whole, cut, or a lone continuation byte) at
-        // every position of the last blocks: ends of groups, of blocks, and tails.
-        for len in [64, 95, 96, 160, 191, 192, 288, 320, 351, 416, 417, 449] {
-            for at in len - 40..len {
-                for seq in [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80", b"\xF4\x90"] {
-                    let mut bytes = vec![b'x'; len];
-                    let end = (at + seq.len()).min(len);
-                    bytes[at..end].copy_from_slice(&seq[..end - at]);
-                    same(&bytes, true);
-                }
-            }
-        }
+        // Ends of groups, of blocks, and tails.
+        long_texts(4242, &[64, 95, 96, 160, 191, 192, 288, 320, 351, 416, 417, 449], 40, same);
     }
     /// The ASCII kernels against their scalar twins: every length up to 140 at every
     /// alignment, with the first non-ASCII unit (or surrogate) at every position, and

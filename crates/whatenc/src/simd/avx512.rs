@@ -471,10 +471,17 @@ pub(super) mod tests {
         if !available() {
             return;
         }
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        random_inputs(0x9E37_79B9_7F4A_7C15, 1_500_000, 140, same);
+    }
+
+    /// `cases` random inputs (most up to `short` bytes, one in 16 up to 800) at every
+    /// alignment: random bytes, random text, and text with an error or two, through
+    /// a kernel's `same` check (shared with the AVX2 kernels' tests).
+    pub(in super::super) fn random_inputs(seed: u64, cases: usize, short: usize, same: fn(&[u8], bool)) {
+        let mut rng = Rng(seed);
         let mut buf = vec![0u8; 64 + 800];
-        for case in 0..1_500_000 {
-            let len = rng.below(if case % 16 == 0 { 800 } else { 140 });
+        for case in 0..cases {
+            let len = rng.below(if case % 16 == 0 { 800 } else { short });
             let align = rng.below(64);
             let bytes = &mut buf[align..align + len];
             match case % 3 {
@@ -512,7 +519,14 @@ pub(super) mod tests {
         if !available() {
             return;
         }
-        let mut rng = Rng(42);
+        long_texts(42, &[128, 191, 192, 256, 320, 383, 384, 576, 577], 70, same);
+    }
+
+    /// Long random texts with one error anywhere, and ASCII with one character at
+    /// each of the last `window` positions of inputs of the `lens` (a kernel's block
+    /// and group ends), through a kernel's `same` check (shared with the AVX2 tests).
+    pub(in super::super) fn long_texts(seed: u64, lens: &[usize], window: usize, same: fn(&[u8], bool)) {
+        let mut rng = Rng(seed);
         for _ in 0..300 {
             let len = 1000 + rng.below(3000);
             let mut text = random_text(&mut rng, len);
@@ -521,10 +535,11 @@ pub(super) mod tests {
             text[at] = SOME[rng.below(SOME.len())];
             same(&text, true);
         }
-        // All ASCII, then one character at every position of the last blocks.
-        for len in [128, 191, 192, 256, 320, 383, 384, 576, 577] {
-            for at in len - 70..len {
-                for seq in [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80"] {
+        // All ASCII, then one character (whole, cut, or a lone continuation byte) at
+        // every position of the last `window` bytes.
+        for &len in lens {
+            for at in len - window..len {
+                for seq in [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80", b"\xF4\x90"] {
                     let mut bytes = vec![b'x'; len];
                     let end = (at + seq.len()).min(len);
                     bytes[at..end].copy_from_slice(&seq[..end - at]);
