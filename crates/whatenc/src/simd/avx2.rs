@@ -45,7 +45,7 @@ use core::arch::x86_64::{
 };
 use core::mem::MaybeUninit;
 
-use super::avx512::{KINDS, TWO_CONTINUATIONS, valid_up_to_from};
+use super::avx512::{KINDS, TWO_CONTINUATIONS, copy_valid_prefix_after, valid_up_to_after};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX2, and
 /// the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -197,7 +197,7 @@ const GROUP: usize = 4 * BLOCK;
 /// `src.len()` bytes). `Ok` when it is all valid; otherwise `Err(at)` where `src[..at]`
 /// is valid UTF-8 but for, possibly, a sequence cut at `at` (no error shows before
 /// `at`), and `src[..at]` has been copied: the contract of [`super::avx512`]'s twin,
-/// which [`valid_up_to_from`] completes.
+/// which [`super::avx512::valid_up_to_from`] completes.
 ///
 /// # Safety
 /// The CPU must have AVX2; with `COPY`, `dst` must have room for `src.len()` bytes
@@ -329,10 +329,7 @@ pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
     debug_assert!(cpu_has());
     // SAFETY: the CPU has AVX2 (the caller's precondition); `check` reads only `src`
     // without `COPY`.
-    match unsafe { check::<false>(src, core::ptr::null_mut()) } {
-        Ok(()) => src.len(),
-        Err(at) => valid_up_to_from(src, at),
-    }
+    valid_up_to_after(src, unsafe { check::<false>(src, core::ptr::null_mut()) })
 }
 
 /// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
@@ -345,21 +342,10 @@ pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
 pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
     debug_assert!(cpu_has());
     let src = &src[..src.len().min(dst.len())];
-    let out = dst.as_mut_ptr().cast::<u8>();
     // SAFETY: the CPU has AVX2 (the caller's precondition); `dst` has room for all of
     // `src` and does not overlap it (it is a `&mut`).
-    match unsafe { check::<true>(src, out) } {
-        Ok(()) => src.len(),
-        Err(at) => {
-            let valid = valid_up_to_from(src, at);
-            if valid > at {
-                // SAFETY: `at <= valid <= src.len() <= dst.len()`, and the two do not
-                // overlap (`dst` is a `&mut`).
-                unsafe { core::ptr::copy_nonoverlapping(src.as_ptr().add(at), out.add(at), valid - at) };
-            }
-            valid
-        }
-    }
+    let checked = unsafe { check::<true>(src, dst.as_mut_ptr().cast::<u8>()) };
+    copy_valid_prefix_after(src, dst, checked)
 }
 
 /// Stores the vector `v` of 32 bytes at `p` when `run` (the ASCII bytes at its

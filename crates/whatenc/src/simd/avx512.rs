@@ -284,6 +284,29 @@ pub(super) fn valid_up_to_from(src: &[u8], at: usize) -> usize {
     start + core::str::from_utf8(&src[start..]).map_or_else(|e| e.valid_up_to(), str::len)
 }
 
+/// `valid_up_to` from a `check::<false>` result (of this module's kernel or the AVX2
+/// one's).
+pub(super) fn valid_up_to_after(src: &[u8], checked: Result<(), usize>) -> usize {
+    match checked {
+        Ok(()) => src.len(),
+        Err(at) => valid_up_to_from(src, at),
+    }
+}
+
+/// `copy_valid_prefix` from a `check::<true>` result over `src` into `dst`: the
+/// valid bytes from `at` on, which the kernel did not copy, are copied here.
+pub(super) fn copy_valid_prefix_after(src: &[u8], dst: &mut [MaybeUninit<u8>], checked: Result<(), usize>) -> usize {
+    let Err(at) = checked else { return src.len() };
+    let valid = valid_up_to_from(src, at);
+    // The kernel copied `src[..at]`; an error may sit before `at` (then nothing more).
+    if valid > at {
+        for (out, &byte) in dst[at..valid].iter_mut().zip(&src[at..valid]) {
+            out.write(byte);
+        }
+    }
+    valid
+}
+
 /// Whether `src` is all valid UTF-8.
 ///
 /// # Safety
@@ -305,12 +328,9 @@ pub(crate) unsafe fn is_valid(src: &[u8]) -> bool {
 #[inline]
 pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
     debug_assert!(available());
-    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition);
-    // `check` reads only `src` without `COPY`.
-    match unsafe { check::<false>(src, core::ptr::null_mut()) } {
-        Ok(()) => src.len(),
-        Err(at) => valid_up_to_from(src, at),
-    }
+    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition); `check` reads only `src`
+    // without `COPY`.
+    valid_up_to_after(src, unsafe { check::<false>(src, core::ptr::null_mut()) })
 }
 
 /// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
@@ -323,21 +343,10 @@ pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
 pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
     debug_assert!(available());
     let src = &src[..src.len().min(dst.len())];
-    let out = dst.as_mut_ptr().cast::<u8>();
-    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition);
-    // `dst` has room for all of `src`.
-    match unsafe { check::<true>(src, out) } {
-        Ok(()) => src.len(),
-        Err(at) => {
-            let valid = valid_up_to_from(src, at);
-            if valid > at {
-                // SAFETY: `at <= valid <= src.len() <= dst.len()`, and the two do not
-                // overlap (`dst` is a `&mut`).
-                unsafe { core::ptr::copy_nonoverlapping(src.as_ptr().add(at), out.add(at), valid - at) };
-            }
-            valid
-        }
-    }
+    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition); `dst` has room for all of
+    // `src` and does not overlap it (it is a `&mut`).
+    let checked = unsafe { check::<true>(src, dst.as_mut_ptr().cast::<u8>()) };
+    copy_valid_prefix_after(src, dst, checked)
 }
 
 #[cfg(test)]

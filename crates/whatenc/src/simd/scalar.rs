@@ -170,7 +170,7 @@ pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256
 
 /// Decodes bytes of a single-byte encoding into UTF-16, a block of 16 bytes at a
 /// time while 16 are left and fit in `dst`: a block of bytes that are ASCII or in
-/// `start..start + len` as in [`decode_linear_to_utf16`], any other through `table`
+/// `start..start + len` as in [`decode_linear_chunk`], any other through `table`
 /// (each byte's code unit, 0 for null), unless the block has a unit of 0 (null, or
 /// the byte 0x00). Returns the bytes consumed.
 #[inline]
