@@ -1012,6 +1012,6 @@ impl Decoder {
 
 impl fmt::Debug for Decoder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Decoder {{ {:?} }}", self.encoding())
+        f.debug_struct("Decoder").field("encoding", self.encoding()).finish_non_exhaustive()
     }
 }

@@ -574,6 +574,6 @@ impl Encoder {
 
 impl fmt::Debug for Encoder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Encoder {{ {:?} }}", self.encoding())
+        f.debug_struct("Encoder").field("encoding", self.encoding()).finish_non_exhaustive()
     }
 }

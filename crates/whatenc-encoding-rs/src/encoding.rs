@@ -20,7 +20,7 @@ use crate::{ALL, REPLACEMENT, UTF_8, UTF_16BE, UTF_16LE};
 /// use whatenc_encoding_rs::{Encoding, WINDOWS_1252};
 /// let encoding = Encoding::for_label(b" latin1 ").unwrap();
 /// assert_eq!(encoding, WINDOWS_1252);
-/// assert_eq!(format!("{encoding:?}"), "Encoding { windows-1252 }");
+/// assert_eq!(format!("{encoding:?}"), r#"Encoding { name: "windows-1252", .. }"#);
 /// ```
 pub struct Encoding {
     native: &'static whatenc::Encoding,
@@ -350,6 +350,6 @@ impl Hash for Encoding {
 
 impl fmt::Debug for Encoding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Encoding {{ {} }}", self.native.name())
+        f.debug_struct("Encoding").field("name", &self.native.name()).finish_non_exhaustive()
     }
 }
