@@ -204,6 +204,12 @@ mod long_run {
 /// AVX2 one (each detected once, at run time, with `std`, and within the cap on the
 /// tier), otherwise simdutf8's fastest kernel for this CPU; the text when all of
 /// `bytes` is valid.
+///
+/// simdutf8's `compat` flavour, not `basic`: `basic` checks every block in full once
+/// it has met one non-ASCII byte, `compat` goes back to its ASCII loop, and on text
+/// that is mostly ASCII it ran 1.1–1.3 × faster (en.txt 76 against 60 GB/s, th.html
+/// 14.1 against 12.7, rotating, `AMD EPYC` Zen 4); on dense text 0.95 × (ru.txt 17.0
+/// against 17.8).
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
@@ -223,7 +229,7 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
             return valid.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
         }
     }
-    simdutf8::basic::from_utf8(bytes).ok()
+    simdutf8::compat::from_utf8(bytes).ok()
 }
 
 /// The longest prefix of `bytes` that is valid UTF-8 (up to the first error, or to a
