@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole benchmark and writes BENCHMARKS.md: bash bench/run.sh [--filter TEXT]
-# WHATENC_BENCH_MS and WHATENC_BENCH_REPS set the time per repetition and the count.
+# WHATENC_BENCH_MS and WHATENC_BENCH_REPS set the time per repetition and the count;
+# WHATENC_BENCH_OUT the report's file (BENCHMARKS.md unless set; another file gets the
+# generated tables alone). `--rotate` measures with rotating inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fast=$(mktemp)
@@ -8,4 +10,4 @@ trap 'rm -f "$fast"' EXIT
 # encoding_rs with `fast-legacy-encode` is a separate build, so the feature does not
 # leak into the default-build measurements. It takes the same --filter.
 cargo run --quiet --release -p whatenc-bench-fast-legacy -- "$@" > "$fast"
-cargo run --quiet --release -p whatenc-bench -- --merge "$fast" --write BENCHMARKS.md "$@"
+cargo run --quiet --release -p whatenc-bench --bin whatenc-bench -- --merge "$fast" --write "${WHATENC_BENCH_OUT:-BENCHMARKS.md}" "$@"

@@ -261,6 +261,19 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
     }
 }
 
+/// The version of the package `name` in the workspace's Cargo.lock (the benchmark
+/// runs from the workspace root), if it is there once.
+fn locked_version(name: &str) -> Option<String> {
+    let lock = std::fs::read_to_string("Cargo.lock").ok()?;
+    let mut versions = lock.split("[[package]]").filter_map(|package| {
+        let mut lines = package.lines().map(str::trim);
+        let _ = lines.find(|l| *l == format!("name = \"{name}\""))?;
+        lines.find_map(|l| l.strip_prefix("version = \"")).map(|v| v.trim_end_matches('"').to_string())
+    });
+    let version = versions.next()?;
+    versions.next().is_none().then_some(version)
+}
+
 /// The Markdown report.
 fn report(settings: &Settings, results: &Results) -> String {
     let command = |program: &str, args: &[&str]| {
@@ -278,6 +291,11 @@ fn report(settings: &Settings, results: &Results) -> String {
     writeln!(out, "- Date: {}", command("date", &["-u", "+%Y-%m-%d %H:%M UTC"])).unwrap();
     writeln!(out, "- Machine: {cpu}, {} cores", std::thread::available_parallelism().map_or(0, |n| n.get())).unwrap();
     writeln!(out, "- Compiler: {}", command("rustc", &["--version"])).unwrap();
+    let peers: Vec<String> = ["encoding_rs", "encoding", "simdutf8"]
+        .iter()
+        .map(|name| format!("{name} {}", locked_version(name).unwrap_or_else(|| "?".to_string())))
+        .collect();
+    writeln!(out, "- Peers (from Cargo.lock): {}", peers.join(", ")).unwrap();
     writeln!(out, "- whatenc's kernels: {} tier (cap: {})", whatenc::active_tier(), whatenc::max_tier()).unwrap();
     writeln!(
         out,
