@@ -132,7 +132,7 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
         // SAFETY (both): `choose` picks these only where the CPU has SSSE3 (a CPU with
         // the AVX-512 kernels has it too).
         #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-        BlockKernels::Wide => unsafe { bmp_to_utf8_ssse3::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room) },
+        BlockKernels::Wide => unsafe { bmp_to_utf8_wide::<U>(src, dst, min_room) },
         #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
         BlockKernels::Ssse3 => unsafe { bmp_to_utf8_ssse3::<U, { BlockKernels::Ssse3 as u8 }>(src, dst, min_room) },
         #[cfg(not(all(target_arch = "x86_64", not(whatenc_portable))))]
@@ -154,6 +154,17 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
 #[target_feature(enable = "ssse3")]
 unsafe fn bmp_to_utf8_ssse3<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     bmp_to_utf8_loop::<U, K>(src, dst, min_room)
+}
+
+/// [`bmp_to_utf8_loop`] with the AVX-512 sixteen-unit kernel inlined (and the SSSE3
+/// steps).
+///
+/// # Safety
+/// The CPU must have what [`super::avx512_utf16::cpu_has_all`] checks, and SSSE3.
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[target_feature(enable = "ssse3,avx2,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    bmp_to_utf8_loop::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room)
 }
 
 // Not `#[cold]`: LLVM inlines less into a cold function, and this is the loop
