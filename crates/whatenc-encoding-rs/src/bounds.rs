@@ -142,25 +142,20 @@ impl Decoder {
     }
 
     /// What encoding_rs's ISO-2022-JP decoder adds to the input length for its
-    /// bounds: 2 inside an escape sequence (`ESC $`, `ESC (`, or `ESC` after
-    /// JIS X 0208 text), 1 after a lone `ESC`, in JIS X 0208 text, or right after
-    /// an escape sequence, 0 otherwise.
+    /// bounds: one for its lead byte (which stays after a JIS X 0208 character until
+    /// the next escape sequence), one for its output flag (set right after an escape
+    /// sequence), and what it holds: one after `ESC`, two inside `ESC $` or `ESC (`.
     fn iso_2022_jp_extra(&self) -> usize {
         let held = self.held();
-        // "!!" is one JIS X 0208 character, or two ASCII, Roman or katakana ones.
-        let in_jis0208 = || {
-            let (out, written, _) = self.probe(b"!!");
-            out[..written].contains(&0x3000)
-        };
+        let (lead, output) = self.native.iso_2022_jp_lead_and_output().unwrap_or((0, false));
+        let (lead, output) = (usize::from(lead != 0), usize::from(output));
         let (_, start, end) = self.replay();
         match held {
             // Bytes BOM sniffing held back, decoded in part: encoding_rs counts one
             // more.
             _ if start > 0 && start < end => held + 1,
-            0 if in_jis0208() => 1,
-            // An escape sequence right after another is an error.
-            0 => usize::from(self.probe(b"\x1B(B").2.is_some()),
-            1 if self.last_fed == 0x1B => 1 + usize::from(in_jis0208()),
+            0 => lead + output,
+            1 if self.last_fed == 0x1B => 1 + lead + output,
             held => held,
         }
     }

@@ -433,6 +433,26 @@ impl Decoder {
         self.codec.pending_len() + bom + usize::from(self.replay.end - self.replay.start)
     }
 
+    /// For whatenc-encoding-rs: the ISO-2022-JP decoder's "iso-2022-jp lead" (as the
+    /// standard's steps leave it: a JIS X 0208 character's trail byte does not reset
+    /// it, an escape sequence does) and "iso-2022-jp output" flag, which
+    /// encoding_rs counts in its buffer bounds; `None` for the other encodings.
+    /// Not part of the stable API.
+    ///
+    /// ```
+    /// let mut decoder = whatenc::ISO_2022_JP.new_decoder();
+    /// let mut out = String::new();
+    /// let _ = decoder.decode_to_string(b"\x1B$B", &mut out, false);
+    /// assert_eq!(decoder.iso_2022_jp_lead_and_output(), Some((0, true)));
+    /// let _ = decoder.decode_to_string(b"0!", &mut out, false);
+    /// assert_eq!(decoder.iso_2022_jp_lead_and_output(), Some((b'0', false)));
+    /// assert_eq!(whatenc::UTF_8.new_decoder().iso_2022_jp_lead_and_output(), None);
+    /// ```
+    #[doc(hidden)]
+    pub fn iso_2022_jp_lead_and_output(&self) -> Option<(u8, bool)> {
+        self.codec.iso_2022_jp_lead_and_output()
+    }
+
     /// For whatenc-encoding-rs: right after a gb18030 or UTF-16 error, takes out the bytes
     /// the decoder holds to read again (those the standard restores that came
     /// before the call's input); the caller then owes them to the decoder, ahead of

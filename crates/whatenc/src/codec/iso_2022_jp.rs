@@ -194,6 +194,15 @@ impl Iso2022JpDecoder {
     }
 }
 
+impl Iso2022JpDecoder {
+    /// For whatenc-encoding-rs's bounds: "iso-2022-jp lead" (which the trail byte
+    /// state leaves as it was, and an escape sequence resets) and "iso-2022-jp
+    /// output".
+    pub(crate) fn lead_and_output(&self) -> (u8, bool) {
+        (self.lead, self.output)
+    }
+}
+
 impl DecodeHandler for Iso2022JpDecoder {
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
         if let Some(byte) = self.pending {
@@ -233,6 +242,8 @@ impl DecodeHandler for Iso2022JpDecoder {
                         let pointer = (lead as usize - 0x21) * 94 + trail as usize - 0x21;
                         let Some(code_point) = jis0208_code_point(pointer) else { break };
                         self.output = false;
+                        // As the steps leave it: the trail byte does not reset it.
+                        self.lead = lead;
                         dst.push_bmp(code_point);
                         pos += 2;
                     }

@@ -839,6 +839,15 @@ impl DecoderCodec {
         }
     }
 
+    /// ISO-2022-JP: the decoder's lead and output flag (see
+    /// [`iso_2022_jp::Iso2022JpDecoder::lead_and_output`]); `None` for the others.
+    pub(crate) fn iso_2022_jp_lead_and_output(&self) -> Option<(u8, bool)> {
+        match self {
+            DecoderCodec::Iso2022Jp(d) => Some(d.lead_and_output()),
+            _ => None,
+        }
+    }
+
     /// gb18030 and UTF-16: takes out the bytes restored after an error that the
     /// handler holds to read again; nothing for the other codecs.
     pub(crate) fn take_restored(&mut self) -> ([u8; 3], usize) {
