@@ -144,7 +144,8 @@ impl Decoder {
     /// What encoding_rs's ISO-2022-JP decoder adds to the input length for its
     /// bounds: one for its lead byte (which stays after a JIS X 0208 character until
     /// the next escape sequence), one for its output flag (set right after an escape
-    /// sequence), and what it holds: one after `ESC`, two inside `ESC $` or `ESC (`.
+    /// sequence), and what it holds: one after `ESC`, two inside `ESC $` or `ESC (`
+    /// (whose second byte is its lead).
     fn iso_2022_jp_extra(&self) -> usize {
         let held = self.held();
         let (lead, output) = self.native.iso_2022_jp_lead_and_output().unwrap_or((0, false));
@@ -156,6 +157,8 @@ impl Decoder {
             _ if start > 0 && start < end => held + 1,
             0 => lead + output,
             1 if self.last_fed == 0x1B => 1 + lead + output,
+            // Inside `ESC $` or `ESC (` (its second byte is the lead).
+            2 if matches!(self.last_fed, 0x24 | 0x28) => 2 + output,
             held => held,
         }
     }

@@ -842,12 +842,14 @@ impl Decoder {
                         after = progress.read as u8;
                     }
                     self.unit_held = (utf16 && after == 2) || (iso && put_back > 0 && error.len != 3);
+                    self.restored = after;
                     if error.len == 3 && self.native.encoding() == whatenc::ISO_2022_JP {
                         // An escape sequence right after another: encoding_rs
-                        // reports the first as malformed, the second as read after it.
+                        // reports the first as malformed, the second as read after it
+                        // (and taken: nothing is decoded again).
                         after = 3;
+                        self.restored = 0;
                     }
-                    self.restored = after;
                     if !strict {
                         self.owed_replacement = true;
                         continue;
