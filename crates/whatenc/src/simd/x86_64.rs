@@ -4,10 +4,11 @@
 
 use core::arch::x86_64::{
     __m128i, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmpgt_epi8,
-    _mm_insert_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16,
-    _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16,
-    _mm_slli_epi32, _mm_srli_epi16, _mm_srli_epi32, _mm_storeu_si128, _mm_sub_epi8, _mm_sub_epi16, _mm_subs_epu8,
-    _mm_subs_epu16, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+    _mm_cvtsi128_si64, _mm_insert_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi16,
+    _mm_packus_epi16, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128,
+    _mm_shuffle_epi8, _mm_slli_epi16, _mm_slli_epi32, _mm_srli_epi16, _mm_srli_epi32, _mm_storeu_si128, _mm_sub_epi8,
+    _mm_sub_epi16, _mm_subs_epu8, _mm_subs_epu16, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpacklo_epi8,
+    _mm_unpacklo_epi16,
 };
 
 use super::shuffles::{ONE_OR_TWO_BYTE_PACKS, UTF8_WORD_PACKS};
@@ -568,17 +569,22 @@ pub(crate) fn block_to_utf8<const SSSE3: bool>(block: [u16; 8], out: &mut [u8; 3
         let mut words = [0u32; 8];
         _mm_storeu_si128(words.as_mut_ptr().cast::<__m128i>(), halves[0]);
         _mm_storeu_si128(words.as_mut_ptr().add(4).cast::<__m128i>(), halves[1]);
-        // Lengths: 3, less one for each bound the unit is below (a true lane is −1).
+        // Lengths: 3, less one for each bound the unit is below (a true lane is −1),
+        // one byte each; each unit goes at the sum of the lengths before it (a prefix
+        // sum by one multiplication), so that the stores do not wait on each other
+        // (a running total made one chain through the eight: 1–6% slower on UTF-16
+        // → `String` of Latin, Cyrillic and CJK text on this tier).
         let lengths = _mm_add_epi16(_mm_add_epi16(_mm_set1_epi16(3), below_0x80), below_0x800);
-        let mut lens = [0u16; 8];
-        _mm_storeu_si128(lens.as_mut_ptr().cast::<__m128i>(), lengths);
-        let mut written = 0;
+        let lengths = _mm_cvtsi128_si64(_mm_packus_epi16(lengths, zero)) as u64;
+        let inclusive = lengths.wrapping_mul(0x0101_0101_0101_0101);
+        let before = inclusive - lengths;
         let ptr = out.as_mut_ptr();
-        for (word, len) in words.into_iter().zip(lens) {
-            ptr.add(written).cast::<u32>().write_unaligned(word.to_le());
-            written += len as usize;
+        // In order: each store's extra bytes are overwritten by the next unit's.
+        for (i, word) in words.into_iter().enumerate() {
+            let at = ((before >> (8 * i)) & 0xFF) as usize;
+            ptr.add(at).cast::<u32>().write_unaligned(word.to_le());
         }
-        written
+        (inclusive >> 56) as usize
     }
 }
 
