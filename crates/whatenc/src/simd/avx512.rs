@@ -531,6 +531,46 @@ pub(super) mod tests {
         long_texts(42, &[128, 191, 192, 256, 320, 383, 384, 576, 577], 70, same);
     }
 
+    /// Text in runs of ASCII and of characters of each length, long and short (so
+    /// that a kernel's loop switches between its modes, and back), whole and with one
+    /// byte replaced (by a continuation byte, a lead byte, or ASCII, which cuts a
+    /// character) at every position, after prefixes of two lengths, through a
+    /// kernel's `same` check (shared with the AVX2 tests).
+    pub(in super::super) fn mode_switches(same: fn(&[u8], bool)) {
+        let runs = [
+            ('a', 300),
+            ('é', 300),
+            ('a', 1500),
+            ('€', 250),
+            ('a', 70),
+            ('😀', 100),
+            ('a', 1300),
+            ('é', 40),
+            ('a', 100),
+            ('€', 3),
+            ('a', 500),
+        ];
+        for prefix in [0, 37] {
+            let mut text = vec![b'a'; prefix];
+            for (c, n) in runs {
+                let mut tmp = [0u8; 4];
+                for _ in 0..n {
+                    text.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+                }
+            }
+            same(&text, true);
+            for at in prefix..text.len() {
+                for bad in [0x80, 0xC3, 0xE2, 0xF0, b'x'] {
+                    if text[at] != bad {
+                        let mut bytes = text.clone();
+                        bytes[at] = bad;
+                        same(&bytes, at % 16 == 0);
+                    }
+                }
+            }
+        }
+    }
+
     /// Long random texts with one error anywhere, and ASCII with one character at
     /// each of the last `window` positions of inputs of the `lens` (a kernel's block
     /// and group ends), through a kernel's `same` check (shared with the AVX2 tests).
