@@ -224,7 +224,7 @@ const COPY_STEP: usize = 4;
 
 /// One step of the main loop: the `N` blocks at `pos`, checked unless they are ASCII
 /// with no sequence open before them, copied to `dst` when `COPY`. `None` when they
-/// show an error; otherwise whether they had to be checked. Updates `closed_before`.
+/// show an error; otherwise whether they had to be checked. Updates `open`.
 ///
 /// # Safety
 /// `pos - 3 .. pos + N * 32` must be inside `src`, and with `COPY` inside `dst` too;
@@ -235,7 +235,7 @@ unsafe fn step<const N: usize, const COPY: bool>(
     src: *const u8,
     dst: *mut u8,
     pos: usize,
-    closed_before: &mut bool,
+    open: &mut u32,
 ) -> Option<bool> {
     // SAFETY: the caller makes `pos - 3 .. pos + N * 32` readable.
     let p = unsafe { src.add(pos) };
@@ -246,7 +246,8 @@ unsafe fn step<const N: usize, const COPY: bool>(
         *block = unsafe { load(p.add(i * BLOCK)) };
         all = _mm256_or_si256(all, *block);
     }
-    let checked = !*closed_before || any_high(all);
+    // One test for both: the sign bits, and whether a sequence is open before.
+    let checked = (_mm256_movemask_epi8(all) as u32 | *open) != 0;
     if checked {
         let mut errors = _mm256_setzero_si256();
         for (i, &block) in blocks.iter().enumerate() {
@@ -257,7 +258,7 @@ unsafe fn step<const N: usize, const COPY: bool>(
             return None;
         }
         // SAFETY: the CPU has AVX2, as above.
-        *closed_before = unsafe { closed(blocks[N - 1]) };
+        *open = u32::from(!unsafe { closed(blocks[N - 1]) });
     }
     if COPY {
         for (i, &block) in blocks.iter().enumerate() {
@@ -284,8 +285,8 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     // The first block and the tail go through this: three bytes before, 32 after.
     let mut padded = [0u8; 3 + BLOCK];
     let mut pos = 0;
-    // Whether no sequence is left open before `pos`.
-    let mut closed_before = true;
+    // Nonzero when a sequence is left open before `pos`.
+    let mut open = 0u32;
     if len >= BLOCK {
         padded[3..].copy_from_slice(&src[..BLOCK]);
         // SAFETY: `padded` holds the block and three zeros before it. The CPU has
@@ -297,7 +298,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
                 return Err(0);
             }
             // SAFETY: the CPU has AVX2, as above.
-            closed_before = unsafe { closed(bytes) };
+            open = u32::from(!unsafe { closed(bytes) });
         }
         if COPY {
             // SAFETY: `dst` has room for `len >= 32` bytes. The CPU has AVX2, as above.
@@ -309,25 +310,26 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             // SAFETY: `pos - 3 .. pos + 128` is inside `src` (pos >= 32), and `dst` has
             // room for `len` bytes. The CPU has AVX2: this function enables it, and its
             // callers checked.
-            if unsafe { step::<COPY_STEP, COPY>(base, dst, pos, &mut closed_before) }.is_none() {
+            if unsafe { step::<COPY_STEP, COPY>(base, dst, pos, &mut open) }.is_none() {
                 return Err(pos);
             }
             pos += COPY_STEP * BLOCK;
         }
-        if !COPY {
+        if !COPY && len >= GROUP {
             // The main loop, in one of two modes (see the module doc): sparse first.
             let mut sparse = true;
+            // The last position a group fits at.
+            let limit = len - GROUP;
             loop {
                 if sparse {
                     // Where the last step that had to check ended, and how many of them
                     // there were lately: `HEAT` bytes each, one byte less per byte since.
                     let (mut last, mut heat) = (pos, 0usize);
-                    while pos + GROUP <= len {
+                    while pos <= limit {
                         // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 32); no
                         // copy. The CPU has AVX2: this function enables it, and its callers
                         // checked.
-                        let Some(checked) = (unsafe { step::<SPARSE, COPY>(base, dst, pos, &mut closed_before) })
-                        else {
+                        let Some(checked) = (unsafe { step::<SPARSE, COPY>(base, dst, pos, &mut open) }) else {
                             return Err(pos);
                         };
                         pos += SPARSE * BLOCK;
@@ -343,9 +345,9 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
                 } else {
                     // ASCII steps in a row.
                     let mut run = 0;
-                    while pos + GROUP <= len {
+                    while pos <= limit {
                         // SAFETY: as above.
-                        let Some(checked) = (unsafe { step::<DENSE, COPY>(base, dst, pos, &mut closed_before) }) else {
+                        let Some(checked) = (unsafe { step::<DENSE, COPY>(base, dst, pos, &mut open) }) else {
                             return Err(pos);
                         };
                         pos += GROUP;
@@ -356,7 +358,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
                         }
                     }
                 }
-                if pos + GROUP > len {
+                if pos > limit {
                     break;
                 }
             }
@@ -367,13 +369,13 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             let p = unsafe { base.add(pos) };
             // SAFETY: as above.
             let bytes = unsafe { load(p) };
-            if !closed_before || any_high(bytes) {
+            if open != 0 || any_high(bytes) {
                 // SAFETY: as above.
                 if !all_zero(unsafe { block_errors(p, bytes) }) {
                     return Err(pos);
                 }
                 // SAFETY: the CPU has AVX2, as above.
-                closed_before = unsafe { closed(bytes) };
+                open = u32::from(!unsafe { closed(bytes) });
             }
             if COPY {
                 // SAFETY: `dst` has room for `len` bytes. The CPU has AVX2, as above.
@@ -392,7 +394,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         // CPU has AVX2: this function enables it, and its callers checked.
         let bytes = unsafe { load(padded.as_ptr().add(3)) };
         // SAFETY: as above.
-        if (!closed_before || any_high(bytes)) && !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
+        if (open != 0 || any_high(bytes)) && !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
             return Err(pos);
         }
         if COPY {
@@ -400,7 +402,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             // overlap (the caller's precondition).
             unsafe { core::ptr::copy_nonoverlapping(base.add(pos), dst.add(pos), len - pos) };
         }
-    } else if !closed_before {
+    } else if open != 0 {
         // Ends on a block boundary with a sequence open.
         return Err(len);
     }
