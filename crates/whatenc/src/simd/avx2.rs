@@ -32,7 +32,7 @@
 //!
 //! It starts sparse. A "heat" counts the sparse steps that had to check, each adding
 //! [`HEAT`] bytes and the heat falling by one a byte read; at [`HOT`] (about three
-//! checked steps close together) it turns dense. [`RUN`] ASCII steps in a row turn
+//! checked steps close together) it turns dense. [`RUN`] ASCII dense steps in a row turn
 //! it sparse again. Both switches are rare, hence well predicted. The validation
 //! fused with a copy keeps one mode, steps of four blocks (128 bytes), which
 //! measured faster for it than the two modes on mostly-ASCII text.
@@ -213,8 +213,8 @@ const DENSE: usize = GROUP / BLOCK;
 /// Blocks per step of the sparse mode.
 const SPARSE: usize = 2;
 /// The heat of a sparse step that had to check (the heat falls by one a byte read),
-/// and the heat that switches to the dense mode: three such steps, each within about
-/// 256 bytes of the one before.
+/// and the heat that switches to the dense mode: three such steps among five in a
+/// row (or more, further apart).
 const HEAT: usize = 5 * SPARSE * BLOCK;
 const HOT: usize = 12 * SPARSE * BLOCK;
 /// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.

@@ -165,8 +165,8 @@ const DENSE: usize = GROUP / BLOCK;
 /// Blocks per step of the sparse mode.
 const SPARSE: usize = 2;
 /// The heat of a sparse step that had to check (the heat falls by one a byte read),
-/// and the heat that switches to the dense mode: three such steps, each within about
-/// 512 bytes of the one before.
+/// and the heat that switches to the dense mode: three such steps among five in a
+/// row (or more, further apart).
 const HEAT: usize = 5 * SPARSE * BLOCK;
 const HOT: usize = 12 * SPARSE * BLOCK;
 /// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
