@@ -17,10 +17,25 @@
 //! first block and the tail go through a zero-padded copy, so that a sequence cut by
 //! the end meets zeros and shows as an error.
 //!
-//! The main loop takes four blocks (128 bytes) at a time. When they are all ASCII and
-//! no sequence was left open before them, their sign bits are all it needs: one OR
-//! and one `vpmovmskb` per 128 bytes. Otherwise it checks all four with no branch
-//! between them and tests the errors once.
+//! The main loop takes a step of blocks at a time. When they are all ASCII and no
+//! sequence was left open before them, their sign bits are all it needs: ORs and one
+//! `vpmovmskb` per step. Otherwise it checks them all with no branch between them
+//! and tests the errors once. Its steps are of two sizes, in two modes, because the
+//! branch on "ASCII or not" costs most where it is mispredicted, and more so when the
+//! input comes from L3 or memory rather than L1:
+//!
+//! - the sparse mode (mostly ASCII, as English text) steps two blocks (64 bytes), so
+//!   that a rare non-ASCII character costs the check of 64 bytes only;
+//! - the dense mode (text of other scripts, and markup mixed with such text) steps
+//!   eight blocks (256 bytes), so that text that switches between ASCII and not every
+//!   few dozen bytes costs one branch per 256 bytes, mostly predicted.
+//!
+//! It starts sparse. A "heat" counts the sparse steps that had to check, each adding
+//! [`HEAT`] bytes and the heat falling by one a byte read; at [`HOT`] (about three
+//! checked steps close together) it turns dense. [`RUN`] ASCII dense steps in a row turn
+//! it sparse again. Both switches are rare, hence well predicted. The validation
+//! fused with a copy keeps one mode, steps of four blocks (128 bytes), which
+//! measured faster for it than the two modes on mostly-ASCII text.
 //!
 //! [`utf8_to_utf16`] is the SSSE3 kernel's algorithm with 32-byte vectors for its
 //! masks and its ASCII runs.
@@ -188,10 +203,71 @@ unsafe fn block_errors(p: *const u8, bytes: __m256i) -> __m256i {
     _mm256_xor_si256(kinds, _mm256_and_si256(inside, _mm256_set1_epi8(TWO_CONTINUATIONS as i8)))
 }
 
-/// Blocks per step of the main loop, checked without a branch between them, so that
-/// text that switches between ASCII and not every few dozen bytes (markup and words)
-/// costs one well-predicted branch per group.
-const GROUP: usize = 4 * BLOCK;
+/// Bytes per step of the dense mode: eight blocks, checked without a branch between
+/// them, so that text that switches between ASCII and not every few dozen bytes
+/// (markup and words) costs one branch per 256 bytes. Both modes run while a whole
+/// group is left.
+const GROUP: usize = 8 * BLOCK;
+/// Blocks per step of the dense mode.
+const DENSE: usize = GROUP / BLOCK;
+/// Blocks per step of the sparse mode.
+const SPARSE: usize = 2;
+/// The heat of a sparse step that had to check (the heat falls by one a byte read),
+/// and the heat that switches to the dense mode: three such steps among five in a
+/// row (or more, further apart).
+const HEAT: usize = 5 * SPARSE * BLOCK;
+const HOT: usize = 12 * SPARSE * BLOCK;
+/// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
+const RUN: usize = 4;
+/// Blocks per step of the validation fused with a copy, in one mode.
+const COPY_STEP: usize = 4;
+
+/// One step of the main loop: the `N` blocks at `pos`, checked unless they are ASCII
+/// with no sequence open before them, copied to `dst` when `COPY`. `None` when they
+/// show an error; otherwise whether they had to be checked. Updates `open`.
+///
+/// # Safety
+/// `pos - 3 .. pos + N * 32` must be inside `src`, and with `COPY` inside `dst` too;
+/// the CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn step<const N: usize, const COPY: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    pos: usize,
+    open: &mut u32,
+) -> Option<bool> {
+    // SAFETY: the caller makes `pos - 3 .. pos + N * 32` readable.
+    let p = unsafe { src.add(pos) };
+    let mut blocks = [_mm256_setzero_si256(); N];
+    let mut all = _mm256_setzero_si256();
+    for (i, block) in blocks.iter_mut().enumerate() {
+        // SAFETY: as above; the CPU has AVX2, the caller's precondition.
+        *block = unsafe { load(p.add(i * BLOCK)) };
+        all = _mm256_or_si256(all, *block);
+    }
+    // One test for both: the sign bits, and whether a sequence is open before.
+    let checked = (_mm256_movemask_epi8(all) as u32 | *open) != 0;
+    if checked {
+        let mut errors = _mm256_setzero_si256();
+        for (i, &block) in blocks.iter().enumerate() {
+            // SAFETY: as above.
+            errors = _mm256_or_si256(errors, unsafe { block_errors(p.add(i * BLOCK), block) });
+        }
+        if !all_zero(errors) {
+            return None;
+        }
+        // SAFETY: the CPU has AVX2, as above.
+        *open = u32::from(!unsafe { closed(blocks[N - 1]) });
+    }
+    if COPY {
+        for (i, &block) in blocks.iter().enumerate() {
+            // SAFETY: the caller makes `pos .. pos + N * 32` writable in `dst`.
+            unsafe { store(dst.add(pos + i * BLOCK), block) };
+        }
+    }
+    Some(checked)
+}
 
 /// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
 /// `src.len()` bytes). `Ok` when it is all valid; otherwise `Err(at)` where `src[..at]`
@@ -209,8 +285,8 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     // The first block and the tail go through this: three bytes before, 32 after.
     let mut padded = [0u8; 3 + BLOCK];
     let mut pos = 0;
-    // Whether no sequence is left open before `pos`.
-    let mut closed_before = true;
+    // Nonzero when a sequence is left open before `pos`.
+    let mut open = 0u32;
     if len >= BLOCK {
         padded[3..].copy_from_slice(&src[..BLOCK]);
         // SAFETY: `padded` holds the block and three zeros before it. The CPU has
@@ -222,43 +298,70 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
                 return Err(0);
             }
             // SAFETY: the CPU has AVX2, as above.
-            closed_before = unsafe { closed(bytes) };
+            open = u32::from(!unsafe { closed(bytes) });
         }
         if COPY {
             // SAFETY: `dst` has room for `len >= 32` bytes. The CPU has AVX2, as above.
             unsafe { store(dst, bytes) };
         }
         pos = BLOCK;
-        while pos + GROUP <= len {
-            // SAFETY: `pos - 3 .. pos + 128` is inside `src` (pos >= 32).
-            let p = unsafe { base.add(pos) };
-            // SAFETY: as above. The CPU has AVX2: this function enables it, and its
+        // With the copy, which measured no faster in two modes, steps of four blocks.
+        while COPY && pos + COPY_STEP * BLOCK <= len {
+            // SAFETY: `pos - 3 .. pos + 128` is inside `src` (pos >= 32), and `dst` has
+            // room for `len` bytes. The CPU has AVX2: this function enables it, and its
             // callers checked.
-            let (a, b, c, d) = unsafe { (load(p), load(p.add(BLOCK)), load(p.add(2 * BLOCK)), load(p.add(3 * BLOCK))) };
-            if !closed_before || any_high(_mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d))) {
-                // SAFETY: as above: `p - 3 .. p + 128` is readable.
-                let errors = unsafe {
-                    _mm256_or_si256(
-                        _mm256_or_si256(block_errors(p, a), block_errors(p.add(BLOCK), b)),
-                        _mm256_or_si256(block_errors(p.add(2 * BLOCK), c), block_errors(p.add(3 * BLOCK), d)),
-                    )
-                };
-                if !all_zero(errors) {
-                    return Err(pos);
-                }
-                // SAFETY: the CPU has AVX2, as above.
-                closed_before = unsafe { closed(d) };
+            if unsafe { step::<COPY_STEP, COPY>(base, dst, pos, &mut open) }.is_none() {
+                return Err(pos);
             }
-            if COPY {
-                // SAFETY: `dst` has room for `len` bytes. The CPU has AVX2, as above.
-                unsafe {
-                    store(dst.add(pos), a);
-                    store(dst.add(pos + BLOCK), b);
-                    store(dst.add(pos + 2 * BLOCK), c);
-                    store(dst.add(pos + 3 * BLOCK), d);
+            pos += COPY_STEP * BLOCK;
+        }
+        if !COPY && len >= GROUP {
+            // The main loop, in one of two modes (see the module doc): sparse first.
+            let mut sparse = true;
+            // The last position a group fits at.
+            let limit = len - GROUP;
+            loop {
+                if sparse {
+                    // Where the last step that had to check ended, and how many of them
+                    // there were lately: `HEAT` bytes each, one byte less per byte since.
+                    let (mut last, mut heat) = (pos, 0usize);
+                    while pos <= limit {
+                        // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 32); no
+                        // copy. The CPU has AVX2: this function enables it, and its callers
+                        // checked.
+                        let Some(checked) = (unsafe { step::<SPARSE, COPY>(base, dst, pos, &mut open) }) else {
+                            return Err(pos);
+                        };
+                        pos += SPARSE * BLOCK;
+                        if checked {
+                            heat = heat.saturating_sub(pos - last) + HEAT;
+                            last = pos;
+                            if heat >= HOT {
+                                sparse = false;
+                                break;
+                            }
+                        }
+                    }
+                } else {
+                    // ASCII steps in a row.
+                    let mut run = 0;
+                    while pos <= limit {
+                        // SAFETY: as above.
+                        let Some(checked) = (unsafe { step::<DENSE, COPY>(base, dst, pos, &mut open) }) else {
+                            return Err(pos);
+                        };
+                        pos += GROUP;
+                        run = if checked { 0 } else { run + 1 };
+                        if run >= RUN {
+                            sparse = true;
+                            break;
+                        }
+                    }
+                }
+                if pos > limit {
+                    break;
                 }
             }
-            pos += GROUP;
         }
         while pos + BLOCK <= len {
             // SAFETY: `pos - 3 .. pos + 32` is inside `src` (pos >= 32). The CPU has
@@ -266,13 +369,13 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             let p = unsafe { base.add(pos) };
             // SAFETY: as above.
             let bytes = unsafe { load(p) };
-            if !closed_before || any_high(bytes) {
+            if open != 0 || any_high(bytes) {
                 // SAFETY: as above.
                 if !all_zero(unsafe { block_errors(p, bytes) }) {
                     return Err(pos);
                 }
                 // SAFETY: the CPU has AVX2, as above.
-                closed_before = unsafe { closed(bytes) };
+                open = u32::from(!unsafe { closed(bytes) });
             }
             if COPY {
                 // SAFETY: `dst` has room for `len` bytes. The CPU has AVX2, as above.
@@ -291,7 +394,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         // CPU has AVX2: this function enables it, and its callers checked.
         let bytes = unsafe { load(padded.as_ptr().add(3)) };
         // SAFETY: as above.
-        if (!closed_before || any_high(bytes)) && !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
+        if (open != 0 || any_high(bytes)) && !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
             return Err(pos);
         }
         if COPY {
@@ -299,7 +402,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             // overlap (the caller's precondition).
             unsafe { core::ptr::copy_nonoverlapping(base.add(pos), dst.add(pos), len - pos) };
         }
-    } else if !closed_before {
+    } else if open != 0 {
         // Ends on a block boundary with a sequence open.
         return Err(len);
     }
@@ -646,7 +749,7 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::avx512::tests::{SOME, long_texts, random_inputs};
+    use super::super::avx512::tests::{SOME, long_texts, mode_switches, random_inputs};
     use super::super::scalar;
     use super::*;
     use alloc::vec;
@@ -757,6 +860,16 @@ mod tests {
         // Ends of groups, of blocks, and tails.
         long_texts(4242, &[64, 95, 96, 160, 191, 192, 288, 320, 351, 416, 417, 449], 40, same);
     }
+    /// Switches between the sparse and the dense mode of the main loop, with errors
+    /// and cut characters at every position around them.
+    #[test]
+    fn avx2_mode_switches() {
+        if !cpu_has() {
+            return;
+        }
+        mode_switches(same);
+    }
+
     /// The ASCII kernels against their scalar twins: every length up to 140 at every
     /// alignment, with the first non-ASCII unit (or surrogate) at every position, and
     /// output buffers shorter and longer than the input; nothing written more than 16

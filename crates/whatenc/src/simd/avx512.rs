@@ -12,11 +12,18 @@
 //! and three back tell. A byte cut off by the end of the input meets the ASCII zero
 //! padding after it and shows as one of these errors there.
 //!
-//! The main loop takes four blocks (256 bytes) at a time. When they are all ASCII,
-//! after three ASCII bytes, their sign bits are all it needs; otherwise it checks
-//! all four, with no branch between them, and tests the errors once. The bytes
-//! before a block are read from memory (the first block and the tail go through a
-//! zero-padded copy), never carried in a register.
+//! The main loop takes a step of blocks at a time. When they are all ASCII, after
+//! three ASCII bytes, their sign bits are all it needs; otherwise it checks them
+//! all, with no branch between them, and tests the errors once. The bytes before a
+//! block are read from memory (the first block and the tail go through a
+//! zero-padded copy), never carried in a register. As in the AVX2 kernel
+//! ([`super::avx2`]), the steps are of two sizes, in two modes: sparse steps of two
+//! blocks (128 bytes) for mostly-ASCII text, dense steps of eight (512 bytes) for
+//! other scripts and markup mixed with them, where a branch per 128 bytes would be
+//! mispredicted often. A heat of the sparse steps that had to check ([`HEAT`] each,
+//! falling by one a byte) turns the loop dense at [`HOT`]; [`RUN`] ASCII dense steps
+//! in a row turn it sparse again. The validation fused with a copy keeps one mode,
+//! steps of four blocks.
 
 use core::arch::x86_64::{
     __m512i, _mm512_loadu_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
@@ -148,10 +155,71 @@ fn any(errors: __m512i) -> bool {
     _mm512_test_epi8_mask(errors, errors) != 0
 }
 
-/// Bytes per step of the main loop: four blocks, checked without a branch between
+/// Bytes per step of the dense mode: eight blocks, checked without a branch between
 /// them, so that text that switches between ASCII and not every few dozen bytes
-/// (markup and words) costs one well-predicted branch per 256 bytes.
-const GROUP: usize = 4 * BLOCK;
+/// (markup and words) costs one branch per 512 bytes. Both modes run while a whole
+/// group is left.
+const GROUP: usize = 8 * BLOCK;
+/// Blocks per step of the dense mode.
+const DENSE: usize = GROUP / BLOCK;
+/// Blocks per step of the sparse mode.
+const SPARSE: usize = 2;
+/// The heat of a sparse step that had to check (the heat falls by one a byte read),
+/// and the heat that switches to the dense mode: three such steps among five in a
+/// row (or more, further apart).
+const HEAT: usize = 5 * SPARSE * BLOCK;
+const HOT: usize = 12 * SPARSE * BLOCK;
+/// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
+const RUN: usize = 2;
+/// Blocks per step of the validation fused with a copy, in one mode.
+const COPY_STEP: usize = 4;
+
+/// One step of the main loop: the `N` blocks at `pos`, checked unless they are ASCII
+/// after ASCII, copied to `dst` when `COPY`. `None` when they show an error;
+/// otherwise whether they had to be checked. `open` is nonzero when one of the three
+/// bytes before `pos` is not ASCII (their sign bits), and is updated.
+///
+/// # Safety
+/// `pos - 3 .. pos + N * 64` must be inside `src`, and with `COPY` inside `dst` too;
+/// the CPU must have AVX512BW and AVX512VBMI.
+#[inline]
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+unsafe fn step<const N: usize, const COPY: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    pos: usize,
+    open: &mut u64,
+) -> Option<bool> {
+    // SAFETY: the caller makes `pos - 3 .. pos + N * 64` readable.
+    let p = unsafe { src.add(pos) };
+    let mut blocks = [_mm512_set1_epi8(0); N];
+    let mut all = _mm512_set1_epi8(0);
+    for (i, block) in blocks.iter_mut().enumerate() {
+        // SAFETY: as above; the CPU has the features, the caller's precondition.
+        *block = unsafe { load(p.add(i * BLOCK)) };
+        all = _mm512_or_si512(all, *block);
+    }
+    // One test for both: the sign bits, and the three bytes before.
+    let checked = (_mm512_movepi8_mask(all) | *open) != 0;
+    if checked {
+        let mut errors = _mm512_set1_epi8(0);
+        for (i, &block) in blocks.iter().enumerate() {
+            // SAFETY: as above.
+            errors = _mm512_or_si512(errors, unsafe { block_errors(p.add(i * BLOCK), block) });
+        }
+        if any(errors) {
+            return None;
+        }
+        *open = _mm512_movepi8_mask(blocks[N - 1]) >> (BLOCK - 3);
+    }
+    if COPY {
+        for (i, &block) in blocks.iter().enumerate() {
+            // SAFETY: the caller makes `pos .. pos + N * 64` writable in `dst`.
+            unsafe { _mm512_storeu_epi8(dst.add(pos + i * BLOCK).cast(), block) };
+        }
+    }
+    Some(checked)
+}
 
 /// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
 /// `src.len()` bytes). `Ok` when it is all valid; otherwise `Err(at)` where `src[..at]`
@@ -184,41 +252,66 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         }
         ascii_before = high >> (BLOCK - 3) == 0;
         pos = BLOCK;
-        while pos + GROUP <= len {
-            // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 64). The CPU has AVX512BW and
-            // AVX512VBMI: this function enables them, and its callers checked.
-            let p = unsafe { base.add(pos) };
-            // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and its
-            // callers checked.
-            let (a, b, c, d) = unsafe { (load(p), load(p.add(BLOCK)), load(p.add(2 * BLOCK)), load(p.add(3 * BLOCK))) };
-            if !ascii_before || _mm512_movepi8_mask(_mm512_or_si512(_mm512_or_si512(a, b), _mm512_or_si512(c, d))) != 0
-            {
-                // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and
-                // its callers checked.
-                let errors = unsafe {
-                    _mm512_ternarylogic_epi32::<0xFE>(
-                        _mm512_or_si512(block_errors(p, a), block_errors(p.add(BLOCK), b)),
-                        block_errors(p.add(2 * BLOCK), c),
-                        block_errors(p.add(3 * BLOCK), d),
-                    )
-                };
-                if any(errors) {
-                    return Err(pos);
-                }
-                ascii_before = _mm512_movepi8_mask(d) >> (BLOCK - 3) == 0;
+        let mut open = u64::from(!ascii_before);
+        // With the copy, which measured no faster in two modes, steps of four blocks.
+        while COPY && pos + COPY_STEP * BLOCK <= len {
+            // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 64), and `dst` has
+            // room for `len` bytes. The CPU has AVX512BW and AVX512VBMI: this function
+            // enables them, and its callers checked.
+            if unsafe { step::<COPY_STEP, COPY>(base, dst, pos, &mut open) }.is_none() {
+                return Err(pos);
             }
-            if COPY {
-                // SAFETY: `dst` has room for `len` bytes. The CPU has AVX512BW and AVX512VBMI: this
-                // function enables them, and its callers checked.
-                unsafe {
-                    _mm512_storeu_epi8(dst.add(pos).cast(), a);
-                    _mm512_storeu_epi8(dst.add(pos + BLOCK).cast(), b);
-                    _mm512_storeu_epi8(dst.add(pos + 2 * BLOCK).cast(), c);
-                    _mm512_storeu_epi8(dst.add(pos + 3 * BLOCK).cast(), d);
-                }
-            }
-            pos += GROUP;
+            pos += COPY_STEP * BLOCK;
         }
+        if !COPY && len >= GROUP {
+            // The main loop, in one of two modes (see the module doc): sparse first.
+            let mut sparse = true;
+            // The last position a group fits at.
+            let limit = len - GROUP;
+            loop {
+                if sparse {
+                    // Where the last step that had to check ended, and how many of them
+                    // there were lately: `HEAT` bytes each, one byte less per byte since.
+                    let (mut last, mut heat) = (pos, 0usize);
+                    while pos <= limit {
+                        // SAFETY: `pos - 3 .. pos + 512` is inside `src` (pos >= 64); no
+                        // copy. The CPU has AVX512BW and AVX512VBMI: this function enables
+                        // them, and its callers checked.
+                        let Some(checked) = (unsafe { step::<SPARSE, COPY>(base, dst, pos, &mut open) }) else {
+                            return Err(pos);
+                        };
+                        pos += SPARSE * BLOCK;
+                        if checked {
+                            heat = heat.saturating_sub(pos - last) + HEAT;
+                            last = pos;
+                            if heat >= HOT {
+                                sparse = false;
+                                break;
+                            }
+                        }
+                    }
+                } else {
+                    // ASCII steps in a row.
+                    let mut run = 0;
+                    while pos <= limit {
+                        // SAFETY: as above.
+                        let Some(checked) = (unsafe { step::<DENSE, COPY>(base, dst, pos, &mut open) }) else {
+                            return Err(pos);
+                        };
+                        pos += GROUP;
+                        run = if checked { 0 } else { run + 1 };
+                        if run >= RUN {
+                            sparse = true;
+                            break;
+                        }
+                    }
+                }
+                if pos > limit {
+                    break;
+                }
+            }
+        }
+        ascii_before = open == 0;
         while pos + BLOCK <= len {
             // SAFETY: `pos - 3 .. pos + 64` is inside `src` (pos >= 64). The CPU has AVX512BW and
             // AVX512VBMI: this function enables them, and its callers checked.
@@ -529,6 +622,56 @@ pub(super) mod tests {
             return;
         }
         long_texts(42, &[128, 191, 192, 256, 320, 383, 384, 576, 577], 70, same);
+    }
+
+    /// Switches between the sparse and the dense mode of the main loop, with errors
+    /// and cut characters at every position around them.
+    #[test]
+    fn mode_switches_with_an_error_anywhere() {
+        if !available() {
+            return;
+        }
+        mode_switches(same);
+    }
+
+    /// Text in runs of ASCII and of characters of each length, long and short (so
+    /// that a kernel's loop switches between its modes, and back), whole and with one
+    /// byte replaced (by a continuation byte, a lead byte, or ASCII, which cuts a
+    /// character) at every position, after prefixes of two lengths, through a
+    /// kernel's `same` check (shared with the AVX2 tests).
+    pub(in super::super) fn mode_switches(same: fn(&[u8], bool)) {
+        let runs = [
+            ('a', 300),
+            ('é', 300),
+            ('a', 1500),
+            ('€', 250),
+            ('a', 70),
+            ('😀', 100),
+            ('a', 1300),
+            ('é', 40),
+            ('a', 100),
+            ('€', 3),
+            ('a', 500),
+        ];
+        for prefix in [0, 37] {
+            let mut text = vec![b'a'; prefix];
+            for (c, n) in runs {
+                let mut tmp = [0u8; 4];
+                for _ in 0..n {
+                    text.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+                }
+            }
+            same(&text, true);
+            for at in prefix..text.len() {
+                for bad in [0x80, 0xC3, 0xE2, 0xF0, b'x'] {
+                    if text[at] != bad {
+                        let mut bytes = text.clone();
+                        bytes[at] = bad;
+                        same(&bytes, at % 16 == 0);
+                    }
+                }
+            }
+        }
     }
 
     /// Long random texts with one error anywhere, and ASCII with one character at
