@@ -60,7 +60,7 @@ use core::arch::x86_64::{
 };
 use core::mem::MaybeUninit;
 
-use super::avx512::{KINDS, TWO_CONTINUATIONS, copy_valid_prefix_after, valid_up_to_after};
+use super::avx512::{KINDS, TWO_CONTINUATIONS, copy_valid_prefix_after, two_modes, valid_up_to_after};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX2, and
 /// the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -315,53 +315,21 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             }
             pos += COPY_STEP * BLOCK;
         }
-        if !COPY && len >= GROUP {
-            // The main loop, in one of two modes (see the module doc): sparse first.
-            let mut sparse = true;
-            // The last position a group fits at.
-            let limit = len - GROUP;
-            loop {
-                if sparse {
-                    // Where the last step that had to check ended, and how many of them
-                    // there were lately: `HEAT` bytes each, one byte less per byte since.
-                    let (mut last, mut heat) = (pos, 0usize);
-                    while pos <= limit {
-                        // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 32); no
-                        // copy. The CPU has AVX2: this function enables it, and its callers
-                        // checked.
-                        let Some(checked) = (unsafe { step::<SPARSE, COPY>(base, dst, pos, &mut open) }) else {
-                            return Err(pos);
-                        };
-                        pos += SPARSE * BLOCK;
-                        if checked {
-                            heat = heat.saturating_sub(pos - last) + HEAT;
-                            last = pos;
-                            if heat >= HOT {
-                                sparse = false;
-                                break;
-                            }
-                        }
-                    }
-                } else {
-                    // ASCII steps in a row.
-                    let mut run = 0;
-                    while pos <= limit {
-                        // SAFETY: as above.
-                        let Some(checked) = (unsafe { step::<DENSE, COPY>(base, dst, pos, &mut open) }) else {
-                            return Err(pos);
-                        };
-                        pos += GROUP;
-                        run = if checked { 0 } else { run + 1 };
-                        if run >= RUN {
-                            sparse = true;
-                            break;
-                        }
+        if !COPY {
+            let modes = [SPARSE * BLOCK, GROUP, HEAT, HOT, RUN];
+            pos = two_modes(pos, len, modes, |pos, dense| {
+                // SAFETY: `two_modes` calls this at `pos` with `pos + GROUP <= len`, and
+                // `pos >= BLOCK` (so the three bytes before are inside `src`); no copy.
+                // The CPU has AVX2: this function enables it, and its callers
+                // checked.
+                unsafe {
+                    if dense {
+                        step::<DENSE, COPY>(base, dst, pos, &mut open)
+                    } else {
+                        step::<SPARSE, COPY>(base, dst, pos, &mut open)
                     }
                 }
-                if pos > limit {
-                    break;
-                }
-            }
+            })?;
         }
         while pos + BLOCK <= len {
             // SAFETY: `pos - 3 .. pos + 32` is inside `src` (pos >= 32). The CPU has

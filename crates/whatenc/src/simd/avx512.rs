@@ -263,53 +263,21 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             }
             pos += COPY_STEP * BLOCK;
         }
-        if !COPY && len >= GROUP {
-            // The main loop, in one of two modes (see the module doc): sparse first.
-            let mut sparse = true;
-            // The last position a group fits at.
-            let limit = len - GROUP;
-            loop {
-                if sparse {
-                    // Where the last step that had to check ended, and how many of them
-                    // there were lately: `HEAT` bytes each, one byte less per byte since.
-                    let (mut last, mut heat) = (pos, 0usize);
-                    while pos <= limit {
-                        // SAFETY: `pos - 3 .. pos + 512` is inside `src` (pos >= 64); no
-                        // copy. The CPU has AVX512BW and AVX512VBMI: this function enables
-                        // them, and its callers checked.
-                        let Some(checked) = (unsafe { step::<SPARSE, COPY>(base, dst, pos, &mut open) }) else {
-                            return Err(pos);
-                        };
-                        pos += SPARSE * BLOCK;
-                        if checked {
-                            heat = heat.saturating_sub(pos - last) + HEAT;
-                            last = pos;
-                            if heat >= HOT {
-                                sparse = false;
-                                break;
-                            }
-                        }
-                    }
-                } else {
-                    // ASCII steps in a row.
-                    let mut run = 0;
-                    while pos <= limit {
-                        // SAFETY: as above.
-                        let Some(checked) = (unsafe { step::<DENSE, COPY>(base, dst, pos, &mut open) }) else {
-                            return Err(pos);
-                        };
-                        pos += GROUP;
-                        run = if checked { 0 } else { run + 1 };
-                        if run >= RUN {
-                            sparse = true;
-                            break;
-                        }
+        if !COPY {
+            let modes = [SPARSE * BLOCK, GROUP, HEAT, HOT, RUN];
+            pos = two_modes(pos, len, modes, |pos, dense| {
+                // SAFETY: `two_modes` calls this at `pos` with `pos + GROUP <= len`, and
+                // `pos >= BLOCK` (so the three bytes before are inside `src`); no copy.
+                // The CPU has AVX512BW and AVX512VBMI: this function enables
+                // them, and its callers checked.
+                unsafe {
+                    if dense {
+                        step::<DENSE, COPY>(base, dst, pos, &mut open)
+                    } else {
+                        step::<SPARSE, COPY>(base, dst, pos, &mut open)
                     }
                 }
-                if pos > limit {
-                    break;
-                }
-            }
+            })?;
         }
         ascii_before = open == 0;
         while pos + BLOCK <= len {
@@ -440,6 +408,62 @@ pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) 
     // `src` and does not overlap it (it is a `&mut`).
     let checked = unsafe { check::<true>(src, dst.as_mut_ptr().cast::<u8>()) };
     copy_valid_prefix_after(src, dst, checked)
+}
+
+/// The main loop of the validation kernels without the copy, in two modes (see the
+/// module doc): sparse steps of `sparse` bytes while few of them need checking, dense
+/// steps of `dense` bytes once `hot` bytes of heat build up (`heat` for each step that
+/// had to be checked, one less for each byte read since), back to sparse after
+/// `run` dense steps of ASCII in a row. `step(pos, dense)` checks the step at `pos`
+/// (`None` on an error; otherwise whether it had to be checked). Runs while a dense
+/// step fits before `len`; returns where it stopped, or `Err` where a step showed an
+/// error.
+#[inline(always)]
+pub(super) fn two_modes(
+    mut pos: usize,
+    len: usize,
+    [sparse, dense, heat_per_step, hot, run]: [usize; 5],
+    mut step: impl FnMut(usize, bool) -> Option<bool>,
+) -> Result<usize, usize> {
+    if len < dense {
+        return Ok(pos);
+    }
+    let mut sparse_mode = true;
+    // The last position a dense step fits at.
+    let limit = len - dense;
+    loop {
+        if sparse_mode {
+            // Where the last step that had to check ended, and the heat since.
+            let (mut last, mut heat) = (pos, 0usize);
+            while pos <= limit {
+                let Some(checked) = step(pos, false) else { return Err(pos) };
+                pos += sparse;
+                if checked {
+                    heat = heat.saturating_sub(pos - last) + heat_per_step;
+                    last = pos;
+                    if heat >= hot {
+                        sparse_mode = false;
+                        break;
+                    }
+                }
+            }
+        } else {
+            // ASCII steps in a row.
+            let mut ascii = 0;
+            while pos <= limit {
+                let Some(checked) = step(pos, true) else { return Err(pos) };
+                pos += dense;
+                ascii = if checked { 0 } else { ascii + 1 };
+                if ascii >= run {
+                    sparse_mode = true;
+                    break;
+                }
+            }
+        }
+        if pos > limit {
+            return Ok(pos);
+        }
+    }
 }
 
 #[cfg(test)]
