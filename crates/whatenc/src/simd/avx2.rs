@@ -31,9 +31,10 @@
 //!   few dozen bytes costs one branch per 256 bytes, mostly predicted.
 //!
 //! It starts sparse. A "heat" counts the sparse steps that had to check, each adding
-//! [`HEAT`] bytes and the heat falling by one a byte read; at [`HOT`] (about three
-//! checked steps close together) it turns dense. [`RUN`] ASCII dense steps in a row turn
-//! it sparse again. Both switches are rare, hence well predicted. The validation
+//! five steps' worth of bytes and the heat falling by one a byte read; at twelve
+//! steps' worth (about three checked steps close together) it turns dense. [`RUN`]
+//! ASCII dense steps in a row turn it sparse again (the loop is
+//! [`super::avx512::two_modes`], shared with the AVX-512 kernel). Both switches are rare, hence well predicted. The validation
 //! fused with a copy keeps one mode, steps of four blocks (128 bytes), which
 //! measured faster for it than the two modes on mostly-ASCII text.
 //!
@@ -60,7 +61,9 @@ use core::arch::x86_64::{
 };
 use core::mem::MaybeUninit;
 
-use super::avx512::{KINDS, TWO_CONTINUATIONS, copy_valid_prefix_after, two_modes, valid_up_to_after};
+use super::avx512::{
+    COPY_STEP, DENSE, KINDS, SPARSE, TWO_CONTINUATIONS, copy_valid_prefix_after, two_modes, valid_up_to_after,
+};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX2, and
 /// the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -203,24 +206,8 @@ unsafe fn block_errors(p: *const u8, bytes: __m256i) -> __m256i {
     _mm256_xor_si256(kinds, _mm256_and_si256(inside, _mm256_set1_epi8(TWO_CONTINUATIONS as i8)))
 }
 
-/// Bytes per step of the dense mode: eight blocks, checked without a branch between
-/// them, so that text that switches between ASCII and not every few dozen bytes
-/// (markup and words) costs one branch per 256 bytes. Both modes run while a whole
-/// group is left.
-const GROUP: usize = 8 * BLOCK;
-/// Blocks per step of the dense mode.
-const DENSE: usize = GROUP / BLOCK;
-/// Blocks per step of the sparse mode.
-const SPARSE: usize = 2;
-/// The heat of a sparse step that had to check (the heat falls by one a byte read),
-/// and the heat that switches to the dense mode: three such steps among five in a
-/// row (or more, further apart).
-const HEAT: usize = 5 * SPARSE * BLOCK;
-const HOT: usize = 12 * SPARSE * BLOCK;
 /// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
 const RUN: usize = 4;
-/// Blocks per step of the validation fused with a copy, in one mode.
-const COPY_STEP: usize = 4;
 
 /// One step of the main loop: the `N` blocks at `pos`, checked unless they are ASCII
 /// with no sequence open before them, copied to `dst` when `COPY`. `None` when they
@@ -316,9 +303,8 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             pos += COPY_STEP * BLOCK;
         }
         if !COPY {
-            let modes = [SPARSE * BLOCK, GROUP, HEAT, HOT, RUN];
-            pos = two_modes(pos, len, modes, |pos, dense| {
-                // SAFETY: `two_modes` calls this at `pos` with `pos + GROUP <= len`, and
+            pos = two_modes(pos, len, BLOCK, RUN, |pos, dense| {
+                // SAFETY: `two_modes` calls this at `pos` with a dense step left (`pos + DENSE * BLOCK <= len`), and
                 // `pos >= BLOCK` (so the three bytes before are inside `src`); no copy.
                 // The CPU has AVX2: this function enables it, and its callers
                 // checked.

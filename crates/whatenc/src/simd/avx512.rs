@@ -155,24 +155,22 @@ fn any(errors: __m512i) -> bool {
     _mm512_test_epi8_mask(errors, errors) != 0
 }
 
-/// Bytes per step of the dense mode: eight blocks, checked without a branch between
-/// them, so that text that switches between ASCII and not every few dozen bytes
-/// (markup and words) costs one branch per 512 bytes. Both modes run while a whole
-/// group is left.
-const GROUP: usize = 8 * BLOCK;
-/// Blocks per step of the dense mode.
-const DENSE: usize = GROUP / BLOCK;
+/// Blocks per step of the validation kernels' dense mode, checked without a branch
+/// between them, so that text that switches between ASCII and not every few dozen
+/// bytes (markup and words) costs one branch per step. Both modes run while a whole
+/// dense step is left.
+pub(super) const DENSE: usize = 8;
 /// Blocks per step of the sparse mode.
-const SPARSE: usize = 2;
-/// The heat of a sparse step that had to check (the heat falls by one a byte read),
-/// and the heat that switches to the dense mode: three such steps among five in a
-/// row (or more, further apart).
-const HEAT: usize = 5 * SPARSE * BLOCK;
-const HOT: usize = 12 * SPARSE * BLOCK;
+pub(super) const SPARSE: usize = 2;
+/// The heat of a sparse step that had to check, in sparse steps (the heat falls by
+/// one a byte read), and the heat that switches to the dense mode: three such steps
+/// among five in a row (or more, further apart).
+const HEAT: usize = 5;
+const HOT: usize = 12;
+/// Blocks per step of the validation fused with a copy, in one mode.
+pub(super) const COPY_STEP: usize = 4;
 /// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
 const RUN: usize = 2;
-/// Blocks per step of the validation fused with a copy, in one mode.
-const COPY_STEP: usize = 4;
 
 /// One step of the main loop: the `N` blocks at `pos`, checked unless they are ASCII
 /// after ASCII, copied to `dst` when `COPY`. `None` when they show an error;
@@ -264,9 +262,8 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             pos += COPY_STEP * BLOCK;
         }
         if !COPY {
-            let modes = [SPARSE * BLOCK, GROUP, HEAT, HOT, RUN];
-            pos = two_modes(pos, len, modes, |pos, dense| {
-                // SAFETY: `two_modes` calls this at `pos` with `pos + GROUP <= len`, and
+            pos = two_modes(pos, len, BLOCK, RUN, |pos, dense| {
+                // SAFETY: `two_modes` calls this at `pos` with a dense step left (`pos + DENSE * BLOCK <= len`), and
                 // `pos >= BLOCK` (so the three bytes before are inside `src`); no copy.
                 // The CPU has AVX512BW and AVX512VBMI: this function enables
                 // them, and its callers checked.
@@ -411,10 +408,11 @@ pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) 
 }
 
 /// The main loop of the validation kernels without the copy, in two modes (see the
-/// module doc): sparse steps of `sparse` bytes while few of them need checking, dense
-/// steps of `dense` bytes once `hot` bytes of heat build up (`heat` for each step that
-/// had to be checked, one less for each byte read since), back to sparse after
-/// `run` dense steps of ASCII in a row. `step(pos, dense)` checks the step at `pos`
+/// module doc), for blocks of `block` bytes: sparse steps of [`SPARSE`] blocks while
+/// few of them need checking, dense steps of [`DENSE`] blocks once the heat reaches
+/// [`HOT`] ([`HEAT`] for each step that had to be checked, one less for each byte
+/// read since, in sparse steps' bytes), back to sparse after `run` dense steps of
+/// ASCII in a row. `step(pos, dense)` checks the step at `pos`
 /// (`None` on an error; otherwise whether it had to be checked). Runs while a dense
 /// step fits before `len`; returns where it stopped, or `Err` where a step showed an
 /// error.
@@ -422,9 +420,12 @@ pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) 
 pub(super) fn two_modes(
     mut pos: usize,
     len: usize,
-    [sparse, dense, heat_per_step, hot, run]: [usize; 5],
+    block: usize,
+    run: usize,
     mut step: impl FnMut(usize, bool) -> Option<bool>,
 ) -> Result<usize, usize> {
+    let (sparse, dense) = (SPARSE * block, DENSE * block);
+    let (heat_per_step, hot) = (HEAT * sparse, HOT * sparse);
     if len < dense {
         return Ok(pos);
     }
