@@ -703,7 +703,7 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::avx512::tests::{SOME, long_texts, mode_switches, random_inputs};
+    use super::super::avx512::tests::{long_sequences, long_texts, mode_switches, random_inputs, short_sequences};
     use super::super::scalar;
     use super::*;
     use alloc::vec;
@@ -738,7 +738,6 @@ mod tests {
         if !cpu_has() {
             return;
         }
-        let mut buf = [b'a'; 420];
         let offsets = (0..=38)
             .chain(61..=67)
             .chain(93..=99)
@@ -748,26 +747,7 @@ mod tests {
             .chain(317..=323)
             .chain(349..=355)
             .chain(381..=387);
-        for first in 0..=255u8 {
-            for second in (0..=255u8).map(Some).chain([None]) {
-                let seq: Vec<u8> = [Some(first), second].into_iter().flatten().collect();
-                for offset in offsets.clone() {
-                    let totals: &[usize] = if offset <= 38 {
-                        &[offset + seq.len(), 32, 64, 67, 160, 170]
-                    } else {
-                        &[offset + seq.len(), 400]
-                    };
-                    for &total in totals {
-                        if total < offset + seq.len() {
-                            continue;
-                        }
-                        buf[offset..offset + seq.len()].copy_from_slice(&seq);
-                        same(&buf[..total], false);
-                        buf[offset..offset + seq.len()].fill(b'a');
-                    }
-                }
-            }
-        }
+        short_sequences(offsets, 38, &[32, 64, 67, 160, 170], same);
     }
 
     /// Every lead byte from C0 with every second byte and a sample of third and fourth
@@ -778,24 +758,7 @@ mod tests {
         if !cpu_has() {
             return;
         }
-        let mut buf = [b'a'; 420];
-        for first in 0xC0..=0xFFu8 {
-            for second in 0..=255u8 {
-                for third in SOME {
-                    for fourth in SOME.into_iter().map(Some).chain([None]) {
-                        let seq: Vec<u8> =
-                            [Some(first), Some(second), Some(third), fourth].into_iter().flatten().collect();
-                        for offset in [0, 29, 30, 31, 62, 126, 157, 158, 159, 286, 318, 381, 382, 383] {
-                            for total in [offset + seq.len(), if offset < 32 { 64 } else { 400 }] {
-                                buf[offset..offset + seq.len()].copy_from_slice(&seq);
-                                same(&buf[..total], false);
-                                buf[offset..offset + seq.len()].fill(b'a');
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        long_sequences(&[0, 29, 30, 31, 62, 126, 157, 158, 159, 286, 318, 381, 382, 383], 32, 64, same);
     }
 
     #[test]

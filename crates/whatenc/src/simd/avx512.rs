@@ -519,27 +519,25 @@ pub(super) mod tests {
         0xFF,
     ];
 
-    #[test]
-    fn short_sequences_at_every_offset() {
-        if !available() {
-            return;
-        }
+    /// Every byte pair (and every lone byte) at `offsets`, in inputs that end right
+    /// after it, or at `near` when the offset is at most `near_limit`, or run on to
+    /// 400 bytes: checked by `same` (a kernel's comparison with its twins).
+    pub(in super::super) fn short_sequences(
+        offsets: impl Iterator<Item = usize> + Clone,
+        near_limit: usize,
+        near: &[usize],
+        same: impl Fn(&[u8], bool),
+    ) {
         let mut buf = [b'a'; 420];
-        // The first blocks, and the block boundaries of the first group of four.
-        let offsets = (0..=70).chain(125..=131).chain(189..=195).chain(253..=259).chain(317..=323);
         for first in 0..=255u8 {
             for second in (0..=255u8).map(Some).chain([None]) {
                 let seq: Vec<u8> = [Some(first), second].into_iter().flatten().collect();
                 for offset in offsets.clone() {
-                    let totals: &[usize] = if offset <= 70 {
-                        &[offset + seq.len(), 64, 96, 128, 135, 192]
-                    } else {
-                        &[offset + seq.len(), 400]
-                    };
-                    for &total in totals {
-                        if total < offset + seq.len() {
-                            continue;
-                        }
+                    let far = [400];
+                    let ends = [offset + seq.len()]
+                        .into_iter()
+                        .chain(if offset <= near_limit { near } else { &far[..] }.iter().copied());
+                    for total in ends.filter(|&total| total >= offset + seq.len()) {
                         buf[offset..offset + seq.len()].copy_from_slice(&seq);
                         same(&buf[..total], false);
                         buf[offset..offset + seq.len()].fill(b'a');
@@ -549,11 +547,11 @@ pub(super) mod tests {
         }
     }
 
-    #[test]
-    fn long_sequences_at_boundaries() {
-        if !available() {
-            return;
-        }
+    /// Every lead byte from C0 with every second byte and a sample of third and fourth
+    /// bytes (overlongs, surrogates, above U+10FFFF, truncations) at `offsets`, in
+    /// inputs that end right after it, or at `near` bytes when the offset is below
+    /// `block`, or run on to 400 bytes: checked by `same`.
+    pub(in super::super) fn long_sequences(offsets: &[usize], block: usize, near: usize, same: impl Fn(&[u8], bool)) {
         let mut buf = [b'a'; 420];
         for first in 0xC0..=0xFFu8 {
             for second in 0..=255u8 {
@@ -561,8 +559,8 @@ pub(super) mod tests {
                     for fourth in SOME.into_iter().map(Some).chain([None]) {
                         let seq: Vec<u8> =
                             [Some(first), Some(second), Some(third), fourth].into_iter().flatten().collect();
-                        for offset in [0, 29, 61, 62, 63, 190, 254, 317, 318, 319] {
-                            for total in [offset + seq.len(), if offset < 64 { 128 } else { 400 }] {
+                        for &offset in offsets {
+                            for total in [offset + seq.len(), if offset < block { near } else { 400 }] {
                                 buf[offset..offset + seq.len()].copy_from_slice(&seq);
                                 same(&buf[..total], false);
                                 buf[offset..offset + seq.len()].fill(b'a');
@@ -572,6 +570,25 @@ pub(super) mod tests {
                 }
             }
         }
+    }
+
+    /// Every byte pair at the offsets around the first block and the block boundaries
+    /// of the first group of four.
+    #[test]
+    fn short_sequences_at_every_offset() {
+        if !available() {
+            return;
+        }
+        let offsets = (0..=70).chain(125..=131).chain(189..=195).chain(253..=259).chain(317..=323);
+        short_sequences(offsets, 70, &[64, 96, 128, 135, 192], same);
+    }
+
+    #[test]
+    fn long_sequences_at_boundaries() {
+        if !available() {
+            return;
+        }
+        long_sequences(&[0, 29, 61, 62, 63, 190, 254, 317, 318, 319], 64, 128, same);
     }
 
     /// Random text: ASCII runs and characters of every length.
