@@ -385,52 +385,76 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     written
 }
 
+/// Four code units below U+0800 as UTF-8 at `out[at..]` (`at` at most 8): unit k in
+/// bits 16k to 16k + 15 of `units`. Returns the bytes written.
+///
+/// In one 64-bit word, four units at once and with no branch on a unit's length
+/// (it mispredicts in text): each unit's one or two bytes in its lane, then each
+/// lane stored at its offset, unit k at k plus the two-byte units before it (a
+/// prefix sum by one multiplication); a one-byte unit's store of two bytes is
+/// overwritten by the next unit's.
+#[inline(always)]
+pub(crate) fn below_0x800_to_utf8(units: u64, out: &mut [u8; 32], at: usize) -> usize {
+    const LANES: u64 = 0x0001_0001_0001_0001;
+    // Bit 15 of each lane whose unit is 0x80 or more (no carry leaves a lane: each
+    // unit is below 0x800).
+    let top = (units + 0x7F80 * LANES) & (0x8000 * LANES);
+    let two = top >> 15;
+    let mask = top | (top - two);
+    let pairs = (0x80C0 * LANES) | ((units >> 6) & (0x1F * LANES)) | ((units & (0x3F * LANES)) << 8);
+    let pairs = units ^ ((units ^ pairs) & mask);
+    let inclusive = two.wrapping_mul(LANES);
+    let offsets = inclusive - two + 0x0003_0002_0001_0000;
+    for k in 0..4 {
+        let to = (at + ((offsets >> (16 * k)) & 0xF) as usize) & 15;
+        out[to..to + 2].copy_from_slice(&((pairs >> (16 * k)) as u16).to_le_bytes());
+    }
+    4 + (inclusive >> 48) as usize
+}
+
 /// Writes eight code units that are not surrogates as UTF-8 at the start of `out`;
 /// returns the bytes written (the rest of `out` may be overwritten).
-#[inline]
+#[inline(always)]
 pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
     if block.iter().fold(0, |acc, &unit| acc | unit) < 0x800 {
-        // One- and two-byte units only (Latin, Greek, Cyrillic, Hebrew, Arabic text),
-        // without a branch on a unit's length (it mispredicts in text): each unit's
-        // bytes go to its offset, unit i at i plus the two-byte units before it (a
-        // prefix sum of one flag byte per unit, by one multiplication); a one-byte
-        // unit's store of two bytes is overwritten by the next unit's. (Four units
-        // to a 64-bit word took fewer instructions but ran slower: longer chains.)
-        let mut flags = 0u64;
-        let mut pairs = [0u16; 8];
-        for (i, (&unit, pair)) in block.iter().zip(&mut pairs).enumerate() {
-            let c = unit as u32;
-            let two = (c >> 7 != 0) as u32;
-            let mask = two.wrapping_neg();
-            *pair = ((c & !mask) | ((0x80C0 | (c >> 6) | ((c & 0x3F) << 8)) & mask)) as u16;
-            flags |= (two as u64) << (8 * i);
-        }
-        let inclusive = flags.wrapping_mul(0x0101_0101_0101_0101);
-        let before = inclusive - flags;
-        for (i, pair) in pairs.iter().enumerate() {
-            let at = (i + ((before >> (8 * i)) & 0xFF) as usize) & 15;
-            out[at..at + 2].copy_from_slice(&pair.to_le_bytes());
-        }
-        return 8 + (inclusive >> 56) as usize;
+        // One- and two-byte units only (Latin, Greek, Cyrillic, Hebrew, Arabic text):
+        // four units to a 64-bit word, twice.
+        let [a, b, c, d, e, f, g, h] = block.map(u64::from);
+        let first = below_0x800_to_utf8(a | b << 16 | c << 32 | d << 48, out, 0);
+        return first + below_0x800_to_utf8(e | f << 16 | g << 32 | h << 48, out, first);
+    }
+    let mut words = [0u32; 8];
+    for (&unit, word) in block.iter().zip(&mut words) {
+        let c = u32::from(unit);
+        *word = 0x0080_80E0 | (c >> 12) | (((c >> 6) & 0x3F) << 8) | ((c & 0x3F) << 16);
     }
     if block.iter().fold(u16::MAX, |acc, &unit| acc.min(unit)) >= 0x800 {
         // Three-byte units only (CJK text): unit i at 3i.
-        for (i, &unit) in block.iter().enumerate() {
-            let c = unit as u32;
-            let word = 0x0080_80E0 | (c >> 12) | (((c >> 6) & 0x3F) << 8) | ((c & 0x3F) << 16);
+        for (i, word) in words.iter().enumerate() {
             out[3 * i..3 * i + 4].copy_from_slice(&word.to_le_bytes());
         }
         return 24;
     }
-    let mut written = 0;
-    for unit in block {
-        let (word, n) = super::utf16_to_utf8::packed_utf8(unit);
-        // At most 21 (seven units of three bytes): the bound only spares a check.
-        let at = written.min(28);
-        out[at..at + 4].copy_from_slice(&word.to_le_bytes());
-        written += n;
+    // Any mix: each unit's one to three bytes as a little-endian word, at the sum of
+    // the lengths before it.
+    let mut lengths = [0u8; 8];
+    for ((&unit, word), length) in block.iter().zip(&mut words).zip(&mut lengths) {
+        let c = u32::from(unit);
+        let at_least_two = u32::from(c >= 0x80).wrapping_neg();
+        let three = u32::from(c >= 0x800).wrapping_neg();
+        let two = 0x80C0 | (c >> 6) | ((c & 0x3F) << 8);
+        *word = (c & !at_least_two) | (two & at_least_two & !three) | (*word & three);
+        *length = 1 + u8::from(c >= 0x80) + u8::from(c >= 0x800);
     }
-    written
+    let lengths = u64::from_le_bytes(lengths);
+    let inclusive = lengths.wrapping_mul(0x0101_0101_0101_0101);
+    // At most 21 (seven units of three bytes): the bound only spares a check.
+    let at = (inclusive - lengths).to_le_bytes();
+    for (&word, &at) in words.iter().zip(&at) {
+        let at = usize::from(at.min(28));
+        out[at..at + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    (inclusive >> 56) as usize
 }
 
 /// The length of the longest valid UTF-8 prefix of `bytes` (as

@@ -7,7 +7,7 @@
 //! The code units come from a `&[u16]` (the encoders' UTF-16 input) or from UTF-16
 //! bytes in either byte order (the UTF-16BE/LE decoders' input), through [`Units`].
 
-use super::BlockKernels;
+use super::{BlockKernels, scalar};
 
 /// Code units to read, by index.
 pub(crate) trait Units: Copy {
@@ -28,6 +28,13 @@ pub(crate) trait Units: Copy {
     /// Narrows the run of ASCII code units from `i` into `dst` as far as it fits;
     /// returns the units copied. `K` is the loop's [`BlockKernels`] as a number.
     fn copy_ascii<const K: u8>(self, i: usize, dst: &mut [u8]) -> usize;
+    /// The eight code units from `i` (`i + 8 <= len`) as two 64-bit words, unit
+    /// `4w + k` in bits `16k..16k + 16` of word `w`.
+    #[inline(always)]
+    fn words(self, i: usize) -> [u64; 2] {
+        let [a, b, c, d, e, f, g, h] = self.block(i).map(u64::from);
+        [a | b << 16 | c << 32 | d << 48, e | f << 16 | g << 32 | h << 48]
+    }
 }
 
 /// Native code units.
@@ -109,6 +116,16 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
     fn copy_ascii<const K: u8>(self, i: usize, dst: &mut [u8]) -> usize {
         super::utf16_bytes_ascii_to_bytes_in::<K>(&self.0[2 * i..], dst, BE)
     }
+    #[inline(always)]
+    fn words(self, i: usize) -> [u64; 2] {
+        let bytes: &[u8; 16] = self.0[2 * i..2 * i + 16].try_into().unwrap_or(&[0; 16]);
+        let (first, second) = bytes.split_at(8);
+        [first, second].map(|half| {
+            let word = u64::from_le_bytes(half.try_into().unwrap_or([0; 8]));
+            // Big-endian units: the two bytes of each lane swapped.
+            if BE { ((word >> 8) & (0xFF * LANES)) | ((word & (0xFF * LANES)) << 8) } else { word }
+        })
+    }
 }
 
 /// The code units that must all be ASCII for the block loop to hand a run to the
@@ -184,7 +201,7 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
         #[cfg(not(all(target_arch = "x86_64", not(whatenc_portable))))]
         BlockKernels::Wide | BlockKernels::Ssse3 => unreachable!("x86_64's kernels only"),
         BlockKernels::Sse2 => bmp_to_utf8_capped::<U, { BlockKernels::Sse2 as u8 }>(src, dst, min_room),
-        BlockKernels::Portable => bmp_to_utf8_capped::<U, { BlockKernels::Portable as u8 }>(src, dst, min_room),
+        BlockKernels::Portable => bmp_to_utf8_words(src, dst, min_room),
         #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
         BlockKernels::Neon => bmp_to_utf8_loop::<U, { BlockKernels::Neon as u8 }>(src, dst, min_room),
     }
@@ -220,6 +237,94 @@ fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: u
     bmp_to_utf8_loop::<U, K>(src, dst, min_room)
 }
 
+/// One in each 16-bit lane of a 64-bit word.
+const LANES: u64 = 0x0001_0001_0001_0001;
+
+/// The bits of a 16-bit lane that are zero in an ASCII code unit.
+const NOT_ASCII: u64 = 0xFF80 * LANES;
+
+/// [`bmp_to_utf8`] with the portable kernels (no vector instructions): eight code
+/// units a step as two 64-bit words of four 16-bit lanes. A block of units below
+/// U+0800 goes through [`scalar::below_0x800_to_utf8`] (Latin, Greek, Cyrillic,
+/// Hebrew, Arabic text: no surrogate can be among them, so none is looked for); a
+/// block of ASCII starts a run copied eight units a step by [`ascii_run`]; other
+/// blocks (CJK text) go through [`scalar::block_to_utf8`].
+// Not `#[cold]` (see `bmp_to_utf8_capped`).
+#[inline(never)]
+fn bmp_to_utf8_words<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    debug_assert!(min_room <= 8);
+    let len = src.len();
+    let mut read = 0;
+    let mut written = 0;
+    while read + 8 <= len {
+        let Some(out) = dst.get_mut(written..).and_then(|rest| rest.first_chunk_mut::<BLOCK_ROOM>()) else {
+            break;
+        };
+        let [first, second] = src.words(read);
+        let any = first | second;
+        if any & NOT_ASCII == 0 {
+            let n = ascii_run(src, read, &mut dst[written..]);
+            read += n;
+            written += n;
+            continue;
+        }
+        if any & (0xF800 * LANES) == 0 {
+            let at = scalar::below_0x800_to_utf8(first, out, 0);
+            written += at + scalar::below_0x800_to_utf8(second, out, at);
+            read += 8;
+            continue;
+        }
+        let block = src.block(read);
+        if block.iter().fold(false, |acc, &unit| acc | is_surrogate(unit)) {
+            break;
+        }
+        written += scalar::block_to_utf8(block, out);
+        read += 8;
+    }
+    let (r, w) = units_to_utf8(src, read, &mut dst[written..], min_room);
+    (read + r, written + w)
+}
+
+/// The run of ASCII code units of `src` from `i` narrowed into `dst` as far as it
+/// fits, eight a step (the whole step is stored, and the units after the run among
+/// it overwritten by what follows); returns the units copied.
+#[inline(always)]
+fn ascii_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> usize {
+    let len = src.len();
+    let mut n = 0;
+    while i + n + 8 <= len {
+        let Some(out) = dst.get_mut(n..).and_then(|rest| rest.first_chunk_mut::<8>()) else { break };
+        let [first, second] = src.words(i + n);
+        *out = (narrow(first) | narrow(second) << 32).to_le_bytes();
+        let not_ascii = (first | second) & NOT_ASCII;
+        if not_ascii != 0 {
+            let first_not_ascii = first & NOT_ASCII;
+            let lanes = if first_not_ascii != 0 {
+                first_not_ascii.trailing_zeros() / 16
+            } else {
+                4 + (second & NOT_ASCII).trailing_zeros() / 16
+            };
+            return n + lanes as usize;
+        }
+        n += 8;
+    }
+    while let (true, Some(out)) = (i + n < len, dst.get_mut(n)) {
+        let unit = src.unit(i + n);
+        if unit >= 0x80 {
+            break;
+        }
+        *out = unit as u8;
+        n += 1;
+    }
+    n
+}
+
+/// Narrows four ASCII code units (16-bit lanes) to four bytes, in the low half.
+#[inline(always)]
+fn narrow(units: u64) -> u64 {
+    let pairs = units | units >> 8;
+    (pairs & 0xFFFF) | ((pairs >> 16) & 0xFFFF_0000)
+}
 /// [`bmp_to_utf8`] with the kernels `K` (a [`BlockKernels`] as a number): with the
 /// shuffle kernels, [`WINDOW`]'s loop for [`mixed_text`].
 #[inline(always)]
@@ -290,8 +395,18 @@ fn bmp_to_utf8_blocks<U: Units, const K: u8, const WINDOWED: bool>(
         written += super::block_to_utf8::<K>(block, out);
         read += 8;
     }
-    // The last units, or those up to a surrogate, with exact room checks.
-    while read < len {
+    let (r, w) = units_to_utf8(src, read, &mut dst[written..], min_room);
+    (read + r, written + w)
+}
+
+/// The units of `src` from `from` to the end, or up to a surrogate, one at a time
+/// with exact room checks (the block loops' last units); returns (units read, bytes
+/// written).
+#[inline(always)]
+fn units_to_utf8<U: Units>(src: U, from: usize, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    let mut read = from;
+    let mut written = 0;
+    while read < src.len() {
         let unit = src.unit(read);
         if is_surrogate(unit) {
             break;
@@ -304,7 +419,7 @@ fn bmp_to_utf8_blocks<U: Units, const K: u8, const WINDOWED: bool>(
         written += n;
         read += 1;
     }
-    (read, written)
+    (read - from, written)
 }
 
 /// Transcodes UTF-16 to UTF-8, whole scalar values only, while they fit; a lone
