@@ -22,6 +22,9 @@ pub(crate) trait Units: Copy {
     /// on stable, the byte-order conversion is not vectorized; callgrind counted 50%
     /// more instructions for UTF-16 → `String`.)
     fn block16(self, i: usize) -> [u16; 16];
+    /// The [`scalar::CHUNK_UNITS`] code units from `i` (`i + CHUNK_UNITS <= len`) in
+    /// pairs: units `i + 2k` and `i + 2k + 1` in the low and the high half of word `k`.
+    fn chunk(self, i: usize) -> [u32; scalar::CHUNK_UNITS / 2];
     /// Whether the [`WINDOW`] code units from `i` are all ASCII (`i + WINDOW <= len`),
     /// from the raw input, with no byte-order conversion.
     fn ascii_window(self, i: usize) -> bool;
@@ -63,6 +66,12 @@ impl Units for NativeUnits<'_> {
         block
     }
     #[inline(always)]
+    fn chunk(self, i: usize) -> [u32; scalar::CHUNK_UNITS / 2] {
+        let units: &[u16; scalar::CHUNK_UNITS] =
+            self.0[i..i + scalar::CHUNK_UNITS].try_into().unwrap_or(&[0; scalar::CHUNK_UNITS]);
+        core::array::from_fn(|k| u32::from(units[2 * k]) | u32::from(units[2 * k + 1]) << 16)
+    }
+    #[inline(always)]
     fn ascii_window(self, i: usize) -> bool {
         let window: &[u16; WINDOW] = self.0[i..i + WINDOW].try_into().unwrap_or(&[0x80; WINDOW]);
         window.iter().fold(0, |acc, &unit| acc | unit) < 0x80
@@ -101,6 +110,16 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
         core::array::from_fn(|k| {
             let pair = [bytes[2 * k], bytes[2 * k + 1]];
             if BE { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) }
+        })
+    }
+    #[inline(always)]
+    fn chunk(self, i: usize) -> [u32; scalar::CHUNK_UNITS / 2] {
+        let bytes: &[u8; 2 * scalar::CHUNK_UNITS] =
+            self.0[2 * i..2 * i + 2 * scalar::CHUNK_UNITS].try_into().unwrap_or(&[0; 2 * scalar::CHUNK_UNITS]);
+        core::array::from_fn(|k| {
+            let word = u32::from_le_bytes([bytes[4 * k], bytes[4 * k + 1], bytes[4 * k + 2], bytes[4 * k + 3]]);
+            // Big-endian units: the two bytes of each half swapped.
+            if BE { ((word >> 8) & 0x00FF_00FF) | ((word & 0x00FF_00FF) << 8) } else { word }
         })
     }
     #[inline(always)]
@@ -256,6 +275,30 @@ fn bmp_to_utf8_words<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usiz
     let len = src.len();
     let mut read = 0;
     let mut written = 0;
+    while read + scalar::CHUNK_UNITS <= len {
+        let Some(out) = dst.get_mut(written..).and_then(|rest| rest.first_chunk_mut::<{ scalar::CHUNK_ROOM }>()) else {
+            break;
+        };
+        let chunk = src.chunk(read);
+        let any = chunk.iter().fold(0, |acc, &pair| acc | pair);
+        let any = (any | any >> 16) & 0xFFFF;
+        if any < 0x80 {
+            let n = ascii_run(src, read, &mut dst[written..]);
+            read += n;
+            written += n;
+            continue;
+        }
+        if any >= 0xD800
+            && chunk
+                .iter()
+                .fold(false, |acc, &pair| acc | is_surrogate(pair as u16) | is_surrogate((pair >> 16) as u16))
+        {
+            // The units before the surrogate go through the blocks below.
+            break;
+        }
+        written += scalar::chunk_to_utf8(&chunk, out);
+        read += scalar::CHUNK_UNITS;
+    }
     while read + 8 <= len {
         let Some(out) = dst.get_mut(written..).and_then(|rest| rest.first_chunk_mut::<BLOCK_ROOM>()) else {
             break;
