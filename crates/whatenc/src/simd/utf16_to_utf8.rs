@@ -1,8 +1,12 @@
-//! UTF-16 → UTF-8 transcoding, portable and branch-light: runs of ASCII code units
-//! go through the bulk ASCII kernels, and other blocks of eight code units are
-//! written one unit at a time without a branch on the unit's length (each unit's
-//! one to three UTF-8 bytes are computed as one little-endian word, stored as four
-//! bytes, and the output advanced by the length).
+//! UTF-16 → UTF-8 transcoding, branch-light: runs of ASCII code units go through the
+//! bulk ASCII kernels, and the other units, with no branch on a unit's length,
+//! through one of two loops, chosen once per call:
+//! - chunks of 32 units in two passes ([`scalar::chunk_to_utf8`]: the bytes and
+//!   lengths of the units computed in vector lanes, then stored at the running sum),
+//!   the loop of the portable and SSE2 kernels, and of the SSSE3 and AVX-512 ones in
+//!   text with few three-byte units;
+//! - blocks of 8 (or 16) units through the shuffle kernels of SSSE3, AVX-512 and
+//!   NEON, in CJK text and in text where ASCII runs and other units alternate.
 //!
 //! The code units come from a `&[u16]` (the encoders' UTF-16 input) or from UTF-16
 //! bytes in either byte order (the UTF-16BE/LE decoders' input), through [`Units`].
@@ -27,6 +31,9 @@ pub(crate) trait Units: Copy {
     fn chunk(self, i: usize) -> [u32; scalar::CHUNK_UNITS / 2];
     /// Whether the [`WINDOW`] code units from `i` are all ASCII (`i + WINDOW <= len`),
     /// from the raw input, with no byte-order conversion.
+    // Only the shuffle kernels' loops ask for it.
+    #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
+    #[cfg_attr(whatenc_portable, allow(dead_code))]
     fn ascii_window(self, i: usize) -> bool;
     /// Narrows the run of ASCII code units from `i` into `dst` as far as it fits;
     /// returns the units copied. `K` is the loop's [`BlockKernels`] as a number.
@@ -161,11 +168,15 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
 /// runs, as in English, French, markup) the branch per block predicts well, and an
 /// ASCII block goes to the bulk kernel at once: there the window measured 5–18%
 /// slower.
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
+#[cfg_attr(whatenc_portable, allow(dead_code))]
 const WINDOW: usize = 32;
 
 /// Whether the text is "mixed" for [`WINDOW`]: between a quarter and two thirds of
 /// the blocks among its first 512 units are ASCII (at least 128 units). Asked once
 /// per call.
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
+#[cfg_attr(whatenc_portable, allow(dead_code))]
 #[inline(always)]
 fn mixed_text<U: Units>(src: U) -> bool {
     let blocks = (src.len() / 8).min(64);
@@ -174,6 +185,21 @@ fn mixed_text<U: Units>(src: U) -> bool {
     }
     let ascii = (0..blocks).filter(|&b| src.block(8 * b).iter().fold(0, |acc, &unit| acc | unit) < 0x80).count();
     blocks <= ascii * 4 && ascii * 3 <= blocks * 2
+}
+
+/// The units among the first 256 of `src` (whole blocks of eight) and how many of
+/// them are three-byte units (U+0800 and above), for the loops of the SSSE3 and
+/// AVX-512 kernels to choose between blocks and chunks. Asked once per call.
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[inline(always)]
+fn three_byte_units<U: Units>(src: U) -> (usize, usize) {
+    let blocks = (src.len() / 8).min(32);
+    // A count in each lane: one for each unit of 0x800 or more (at most 64 a lane).
+    let counts = (0..blocks).flat_map(|b| src.words(8 * b)).fold(0, |acc, word| {
+        let high = word & (0xF800 * LANES);
+        acc + (((((high & (0x7FFF * LANES)) + 0x7FFF * LANES) | high) >> 15) & LANES)
+    });
+    (8 * blocks, (counts.wrapping_mul(LANES) >> 48) as usize)
 }
 
 /// Whether a code unit is a surrogate (0xD800–0xDFFF).
@@ -220,40 +246,58 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
         #[cfg(not(all(target_arch = "x86_64", not(whatenc_portable))))]
         BlockKernels::Wide | BlockKernels::Ssse3 => unreachable!("x86_64's kernels only"),
         BlockKernels::Sse2 => bmp_to_utf8_capped::<U, { BlockKernels::Sse2 as u8 }>(src, dst, min_room),
-        BlockKernels::Portable => bmp_to_utf8_words(src, dst, min_room),
+        BlockKernels::Portable => bmp_to_utf8_capped::<U, { BlockKernels::Portable as u8 }>(src, dst, min_room),
         #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
         BlockKernels::Neon => bmp_to_utf8_loop::<U, { BlockKernels::Neon as u8 }>(src, dst, min_room),
     }
 }
 
-/// [`bmp_to_utf8_loop`] compiled for SSSE3, so that the block kernel's SSSE3 steps
-/// (functions with `#[target_feature]`) are inlined into the loop rather than called
-/// once per block (a call per block measured 11% of UTF-16 → `String` on Czech).
+/// [`bmp_to_utf8_loop`] or [`bmp_to_utf8_words`] compiled for SSSE3, so that the
+/// block kernel's SSSE3 steps (functions with `#[target_feature]`) are inlined into
+/// the loop rather than called once per block (a call per block measured 11% of
+/// UTF-16 → `String` on Czech). The blocks where at least 1/16 of the first units
+/// are three-byte ones (CJK, Vietnamese: the shuffles measured 2–8% faster there),
+/// the chunks elsewhere (Russian +21%, Czech +13%; rotating, `AMD EPYC` Zen 4).
 ///
 /// # Safety
 /// The CPU must have SSSE3.
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 #[target_feature(enable = "ssse3")]
 unsafe fn bmp_to_utf8_ssse3<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
-    bmp_to_utf8_loop::<U, K>(src, dst, min_room)
+    let (units, three) = three_byte_units(src);
+    if units > 0 && three * 16 >= units {
+        bmp_to_utf8_loop::<U, K>(src, dst, min_room)
+    } else {
+        bmp_to_utf8_words::<U, K>(src, dst, min_room)
+    }
 }
 
-/// [`bmp_to_utf8_loop`] with the AVX-512 sixteen-unit kernel inlined (and the SSSE3
-/// steps).
+/// The loops with the AVX-512 sixteen-unit kernel inlined (and the SSSE3 steps):
+/// [`WINDOW`]'s for [`mixed_text`] (Czech, Turkish), the blocks where at least half
+/// the first units are three-byte ones (CJK), the chunks elsewhere, their
+/// three-byte units sixteen at a time (Russian +70%, Vietnamese +60%; rotating,
+/// `AMD EPYC` Zen 4).
 ///
 /// # Safety
 /// The CPU must have what [`super::avx512_utf16::cpu_has_all`] checks, and SSSE3.
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 #[target_feature(enable = "ssse3,avx2,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
 unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
-    bmp_to_utf8_loop::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room)
+    let (units, three) = three_byte_units(src);
+    if mixed_text(src) {
+        bmp_to_utf8_blocks::<U, { BlockKernels::Wide as u8 }, true>(src, dst, min_room)
+    } else if units > 0 && three * 2 >= units {
+        bmp_to_utf8_blocks::<U, { BlockKernels::Wide as u8 }, false>(src, dst, min_room)
+    } else {
+        bmp_to_utf8_words::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room)
+    }
 }
 
 // Not `#[cold]`: LLVM inlines less into a cold function, and this is the loop
 // that every target without x86's kernels runs (aarch64 included).
 #[inline(never)]
 fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
-    bmp_to_utf8_loop::<U, K>(src, dst, min_room)
+    bmp_to_utf8_words::<U, K>(src, dst, min_room)
 }
 
 /// One in each 16-bit lane of a 64-bit word.
@@ -262,15 +306,17 @@ const LANES: u64 = 0x0001_0001_0001_0001;
 /// The bits of a 16-bit lane that are zero in an ASCII code unit.
 const NOT_ASCII: u64 = 0xFF80 * LANES;
 
-/// [`bmp_to_utf8`] with the portable kernels (no vector instructions): eight code
-/// units a step as two 64-bit words of four 16-bit lanes. A block of units below
-/// U+0800 goes through [`scalar::below_0x800_to_utf8`] (Latin, Greek, Cyrillic,
-/// Hebrew, Arabic text: no surrogate can be among them, so none is looked for); a
-/// block of ASCII starts a run copied eight units a step by [`ascii_run`]; other
-/// blocks (CJK text) go through [`scalar::block_to_utf8`].
-// Not `#[cold]` (see `bmp_to_utf8_capped`).
-#[inline(never)]
-fn bmp_to_utf8_words<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+/// [`bmp_to_utf8`] in chunks of [`scalar::CHUNK_UNITS`]: a chunk of ASCII starts a
+/// run copied in bulk (by [`ascii_run`] with the portable kernels); a chunk of units
+/// below U+0800 goes through [`scalar::chunk_to_utf8`] (no surrogate can be among
+/// them, so none is looked for), and so does any other chunk with the portable and
+/// SSE2 kernels; with SSSE3 or AVX-512, a chunk with three-byte units goes through
+/// their shuffle kernels. The last units (fewer than a chunk, or those before a
+/// surrogate) go eight at a time as two 64-bit words of four 16-bit lanes: below
+/// U+0800 through [`scalar::below_0x800_to_utf8`], others through
+/// [`scalar::block_to_utf8`].
+#[inline(always)]
+fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     debug_assert!(min_room <= 8);
     let len = src.len();
     let mut read = 0;
@@ -283,7 +329,11 @@ fn bmp_to_utf8_words<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usiz
         let any = chunk.iter().fold(0, |acc, &pair| acc | pair);
         let any = (any | any >> 16) & 0xFFFF;
         if any < 0x80 {
-            let n = ascii_run(src, read, &mut dst[written..]);
+            let n = if K == BlockKernels::Portable as u8 {
+                ascii_run(src, read, &mut dst[written..])
+            } else {
+                src.copy_ascii::<K>(read, &mut dst[written..])
+            };
             read += n;
             written += n;
             continue;
@@ -296,7 +346,28 @@ fn bmp_to_utf8_words<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usiz
             // The units before the surrogate go through the blocks below.
             break;
         }
-        written += scalar::chunk_to_utf8(&chunk, out);
+        if any < 0x800 || K == BlockKernels::Portable as u8 || K == BlockKernels::Sse2 as u8 {
+            written += scalar::chunk_to_utf8(&chunk, out);
+        } else if K == BlockKernels::Wide as u8 {
+            // Three-byte units with AVX-512: sixteen units at a time (at most 48
+            // bytes each, into 64 of room).
+            let mut at = 0;
+            for half in 0..2 {
+                let units = src.block16(read + 16 * half);
+                let Some(room) = out.get_mut(at..).and_then(|rest| rest.first_chunk_mut::<64>()) else { break };
+                at += super::wide_units_to_utf8(&units, room);
+            }
+            written += at;
+        } else {
+            // Three-byte units with SSSE3 or NEON: their shuffle kernels, eight units at
+            // a time (at most 24 bytes each, into 32 of room).
+            let mut at = 0;
+            for block in 0..4 {
+                let Some(room) = out.get_mut(at..).and_then(|rest| rest.first_chunk_mut::<BLOCK_ROOM>()) else { break };
+                at += super::block_to_utf8::<K>(src.block(read + 8 * block), room);
+            }
+            written += at;
+        }
         read += scalar::CHUNK_UNITS;
     }
     while read + 8 <= len {
@@ -306,7 +377,11 @@ fn bmp_to_utf8_words<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usiz
         let [first, second] = src.words(read);
         let any = first | second;
         if any & NOT_ASCII == 0 {
-            let n = ascii_run(src, read, &mut dst[written..]);
+            let n = if K == BlockKernels::Portable as u8 {
+                ascii_run(src, read, &mut dst[written..])
+            } else {
+                src.copy_ascii::<K>(read, &mut dst[written..])
+            };
             read += n;
             written += n;
             continue;
@@ -379,16 +454,15 @@ fn narrow(units: u64) -> u64 {
     let pairs = units | units >> 8;
     (pairs & 0xFFFF) | ((pairs >> 16) & 0xFFFF_0000)
 }
+
 /// [`bmp_to_utf8`] with the kernels `K` (a [`BlockKernels`] as a number): with the
 /// shuffle kernels, [`WINDOW`]'s loop for [`mixed_text`].
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
+#[cfg_attr(whatenc_portable, allow(dead_code))]
 #[inline(always)]
 fn bmp_to_utf8_loop<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
-    // On the portable kernels the window measured 4–10% slower on Czech and Turkish
-    // (their block kernel is much slower than the bulk one on ASCII); on SSE2,
-    // 14–32% faster. NEON's, untimed, keep the branch per block.
-    if (K == BlockKernels::Ssse3 as u8 || K == BlockKernels::Wide as u8 || K == BlockKernels::Sse2 as u8)
-        && mixed_text(src)
-    {
+    // NEON's, untimed, keep the branch per block.
+    if (K == BlockKernels::Ssse3 as u8 || K == BlockKernels::Wide as u8) && mixed_text(src) {
         bmp_to_utf8_blocks::<U, K, true>(src, dst, min_room)
     } else {
         bmp_to_utf8_blocks::<U, K, false>(src, dst, min_room)
@@ -396,6 +470,8 @@ fn bmp_to_utf8_loop<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usi
 }
 
 /// [`bmp_to_utf8_loop`] for one choice: `WINDOWED` as [`WINDOW`] says.
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
+#[cfg_attr(whatenc_portable, allow(dead_code))]
 #[inline(always)]
 fn bmp_to_utf8_blocks<U: Units, const K: u8, const WINDOWED: bool>(
     src: U,
@@ -616,6 +692,61 @@ mod tests {
         }
         // Most rounds run the windowed loop.
         assert!(mixed_rounds >= 30, "{mixed_rounds} of 40");
+    }
+
+    /// The loops each text takes (chunks of one- and two-byte units; chunks with
+    /// three-byte units, through the scalar chunk kernel or the tier's shuffle
+    /// kernels; blocks), chosen by the share of three-byte units: Russian-like,
+    /// Vietnamese-like and CJK-like text against the naive twin, from native units
+    /// and from bytes in both orders, with surrogates now and then, at several
+    /// starts and rooms.
+    #[test]
+    fn chunk_loops_match_the_naive_twin() {
+        let mut next = crate::simd::xorshift(0xC0FFEE);
+        let pools: [&[&str]; 3] = [
+            &["и", "на", "Марс", "планета", "«", "»", "—", "1877", "это", " "],
+            &["Sao", "Hỏa", "là", "hành", "tinh", "thứ", "tư", "từ", "Mặt", "Trời", "xa", " "],
+            &["火星", "は", "太陽系", "の", "惑星", "で", "ある", "。", "(", "Mars", ")", "、"],
+        ];
+        for (kind, words) in pools.iter().enumerate() {
+            for round in 0..12 {
+                let mut units: Vec<u16> = Vec::new();
+                while units.len() < 600 {
+                    let r = next();
+                    units.extend(words[(r >> 8) as usize % words.len()].encode_utf16());
+                    if round % 3 == 2 && r.is_multiple_of(61) {
+                        units.extend("🙂".encode_utf16());
+                    }
+                    if round % 3 == 2 && r.is_multiple_of(97) {
+                        units.push(0xD800 | (r as u16 & 0x3FF));
+                    }
+                }
+                for start in [0, 1, 5, 17, 31, 64] {
+                    let src = &units[start..];
+                    let full = src.len() * 3;
+                    for size in [0, 40, 135, 136, 137, 300, full - 100, full - 1, full] {
+                        let (mut a, mut b) = (vec![0u8; size], vec![0u8; size]);
+                        let got = utf16_to_utf8(src, &mut a);
+                        assert_eq!(got, naive(src, &mut b), "{kind} {round} {start} {size}");
+                        assert_eq!(a[..got.1], b[..got.1], "{kind} {round} {start} {size}");
+                    }
+                    for be in [false, true] {
+                        let bytes: Vec<u8> =
+                            src.iter().flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
+                        let mut out = vec![0u8; full + 8];
+                        let (read, written) = if be {
+                            bmp_to_utf8(ByteUnits::<true>(&bytes), &mut out, 0)
+                        } else {
+                            bmp_to_utf8(ByteUnits::<false>(&bytes), &mut out, 0)
+                        };
+                        let stop = src.iter().position(|&u| is_surrogate(u)).unwrap_or(src.len());
+                        assert_eq!(read, stop, "{kind} {round} {start} {be}");
+                        let expected = String::from_utf16(&src[..stop]).unwrap();
+                        assert_eq!(&out[..written], expected.as_bytes(), "{kind} {round} {start} {be}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
