@@ -124,9 +124,10 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
         let bytes: &[u8; 2 * scalar::CHUNK_UNITS] =
             self.0[2 * i..2 * i + 2 * scalar::CHUNK_UNITS].try_into().unwrap_or(&[0; 2 * scalar::CHUNK_UNITS]);
         core::array::from_fn(|k| {
-            let word = u32::from_le_bytes([bytes[4 * k], bytes[4 * k + 1], bytes[4 * k + 2], bytes[4 * k + 3]]);
-            // Big-endian units: the two bytes of each half swapped.
-            if BE { ((word >> 8) & 0x00FF_00FF) | ((word & 0x00FF_00FF) << 8) } else { word }
+            let four = [bytes[4 * k], bytes[4 * k + 1], bytes[4 * k + 2], bytes[4 * k + 3]];
+            // Big-endian units: the first unit's bytes read as the high half, so the
+            // halves swapped.
+            if BE { u32::from_be_bytes(four).rotate_left(16) } else { u32::from_le_bytes(four) }
         })
     }
     #[inline(always)]
@@ -187,19 +188,48 @@ fn mixed_text<U: Units>(src: U) -> bool {
     blocks <= ascii * 4 && ascii * 3 <= blocks * 2
 }
 
-/// The units among the first 256 of `src` (whole blocks of eight) and how many of
-/// them are three-byte units (U+0800 and above), for the loops of the SSSE3 and
-/// AVX-512 kernels to choose between blocks and chunks. Asked once per call.
+/// What the first 256 units of `src` (whole blocks of eight) hold, for the loops of
+/// the SSSE3 and AVX-512 kernels to choose between blocks and chunks. Asked once per
+/// call.
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-#[inline(always)]
-fn three_byte_units<U: Units>(src: U) -> (usize, usize) {
-    let blocks = (src.len() / 8).min(32);
-    // A count in each lane: one for each unit of 0x800 or more (at most 64 a lane).
-    let counts = (0..blocks).flat_map(|b| src.words(8 * b)).fold(0, |acc, word| {
-        let high = word & (0xF800 * LANES);
-        acc + (((((high & (0x7FFF * LANES)) + 0x7FFF * LANES) | high) >> 15) & LANES)
-    });
-    (8 * blocks, (counts.wrapping_mul(LANES) >> 48) as usize)
+#[derive(Clone, Copy)]
+struct Sample {
+    /// The units looked at.
+    units: usize,
+    /// Those that are not ASCII.
+    not_ascii: usize,
+    /// Those that are three-byte units (U+0800 and above).
+    three: usize,
+}
+
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+impl Sample {
+    #[inline(always)]
+    fn of<U: Units>(src: U) -> Sample {
+        let blocks = (src.len() / 8).min(32);
+        // Bit 15 of each lane whose unit has a bit of `high` set.
+        let lanes_with = |word: u64, high: u64| {
+            let bits = word & high;
+            ((((bits & (0x7FFF * LANES)) + 0x7FFF * LANES) | bits) >> 15) & LANES
+        };
+        // A count in each lane (at most 64): in the low 32 bits of a lane's pair for
+        // the units that are not ASCII, in the high 32 for the three-byte units.
+        let (not_ascii, three) = (0..blocks)
+            .flat_map(|b| src.words(8 * b))
+            .fold((0, 0), |(a, t), word| (a + lanes_with(word, NOT_ASCII), t + lanes_with(word, 0xF800 * LANES)));
+        let total = |counts: u64| (counts.wrapping_mul(LANES) >> 48) as usize;
+        Sample { units: 8 * blocks, not_ascii: total(not_ascii), three: total(three) }
+    }
+
+    /// Whether the chunk loop is the faster: at least 1/8 of the units are not ASCII
+    /// (in text with fewer, mostly ASCII pages and Western European languages, a
+    /// block of ASCII goes to the bulk kernel at once, and the chunks cost 5–25%
+    /// more), and fewer than `1 / per_three` are three-byte units (CJK text, where
+    /// the shuffle kernels' blocks are faster).
+    #[inline(always)]
+    fn wants_chunks(self, per_three: usize) -> bool {
+        self.units > 0 && self.not_ascii * 8 >= self.units && self.three * per_three < self.units
+    }
 }
 
 /// Whether a code unit is a surrogate (0xD800–0xDFFF).
@@ -255,41 +285,39 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
 /// [`bmp_to_utf8_loop`] or [`bmp_to_utf8_words`] compiled for SSSE3, so that the
 /// block kernel's SSSE3 steps (functions with `#[target_feature]`) are inlined into
 /// the loop rather than called once per block (a call per block measured 11% of
-/// UTF-16 → `String` on Czech). The blocks where at least 1/16 of the first units
-/// are three-byte ones (CJK, Vietnamese: the shuffles measured 2–8% faster there),
-/// the chunks elsewhere (Russian +21%, Czech +13%; rotating, `AMD EPYC` Zen 4).
+/// UTF-16 → `String` on Czech). The chunks where [`Sample::wants_chunks`] (with
+/// 1/16: in CJK and Vietnamese text the shuffles measured 2–8% faster), for
+/// Russian +21%, Czech +13% (rotating, `AMD EPYC` Zen 4); the blocks elsewhere.
 ///
 /// # Safety
 /// The CPU must have SSSE3.
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 #[target_feature(enable = "ssse3")]
 unsafe fn bmp_to_utf8_ssse3<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
-    let (units, three) = three_byte_units(src);
-    if units > 0 && three * 16 >= units {
-        bmp_to_utf8_loop::<U, K>(src, dst, min_room)
-    } else {
+    if Sample::of(src).wants_chunks(16) {
         bmp_to_utf8_words::<U, K>(src, dst, min_room)
+    } else {
+        bmp_to_utf8_loop::<U, K>(src, dst, min_room)
     }
 }
 
 /// The loops with the AVX-512 sixteen-unit kernel inlined (and the SSSE3 steps):
-/// [`WINDOW`]'s for [`mixed_text`] (Czech, Turkish), the blocks where at least half
-/// the first units are three-byte ones (CJK), the chunks elsewhere, their
-/// three-byte units sixteen at a time (Russian +70%, Vietnamese +60%; rotating,
-/// `AMD EPYC` Zen 4).
+/// [`WINDOW`]'s for [`mixed_text`] (Czech, Turkish); the chunks where
+/// [`Sample::wants_chunks`] (with 1/2: CJK text keeps the blocks), their three-byte
+/// units sixteen at a time (Russian +70%, Vietnamese +60%; rotating, `AMD EPYC`
+/// Zen 4); the blocks elsewhere.
 ///
 /// # Safety
 /// The CPU must have what [`super::avx512_utf16::cpu_has_all`] checks, and SSSE3.
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 #[target_feature(enable = "ssse3,avx2,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
 unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
-    let (units, three) = three_byte_units(src);
     if mixed_text(src) {
         bmp_to_utf8_blocks::<U, { BlockKernels::Wide as u8 }, true>(src, dst, min_room)
-    } else if units > 0 && three * 2 >= units {
-        bmp_to_utf8_blocks::<U, { BlockKernels::Wide as u8 }, false>(src, dst, min_room)
-    } else {
+    } else if Sample::of(src).wants_chunks(2) {
         bmp_to_utf8_words::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room)
+    } else {
+        bmp_to_utf8_blocks::<U, { BlockKernels::Wide as u8 }, false>(src, dst, min_room)
     }
 }
 
