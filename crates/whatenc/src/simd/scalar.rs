@@ -63,6 +63,13 @@ pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
     n
 }
 
+/// The ASCII bytes at the start of a chunk that has a non-ASCII one (a word at a
+/// time); called, not inlined, so that the loop that calls it stays vector code.
+#[inline(never)]
+fn ascii_in_chunk(chunk: &[u8; CHUNK]) -> usize {
+    ascii_prefix_len(chunk)
+}
+
 /// Widens the longest ASCII prefix of `src` that fits in `dst`; returns its length.
 /// In one pass, [`CHUNK`] bytes a step: each step's units are stored whole, and
 /// those after the run (up to `CHUNK - 1`, within `dst`) are scratch.
@@ -77,7 +84,7 @@ pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
         // The check on the widened units: on the bytes, LLVM did not vectorize the
         // loop.
         if units.iter().fold(0, |acc, &unit| acc | unit) >= 0x80 {
-            break;
+            return n + ascii_in_chunk(chunk);
         }
         n += CHUNK;
     }
