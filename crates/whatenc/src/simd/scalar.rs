@@ -637,20 +637,11 @@ mod tests {
         }
     }
 
-    /// Every path of `block_to_utf8` (one- and two-byte units, three-byte units,
-    /// mixed) against `char::encode_utf8`: each unit value of every class at each
-    /// of the eight places, among random neighbours of each class mix.
-    #[test]
-    fn block_to_utf8_matches_char() {
+    /// Random arrays of units from each mix of the three length classes (one-byte,
+    /// two-byte, three-byte), 2,000 a mix, for the UTF-16 → UTF-8 kernels' tests.
+    fn each_class_mix<const N: usize>(next: &mut impl FnMut() -> u64, mut check: impl FnMut([u16; N])) {
         let classes: [&[u16]; 3] =
             [&[0, 0x41, 0x7F], &[0x80, 0xE9, 0x3B1, 0x7FF], &[0x800, 0x4E2D, 0xD7FF, 0xE000, 0xFFFF]];
-        let mut next = super::super::xorshift(0x2545_F491_4F6C_DD1Du64);
-        let check = |block: [u16; 8]| {
-            let mut out = [0u8; 32];
-            let n = block_to_utf8(block, &mut out);
-            let expected = String::from_utf16(&block).unwrap();
-            assert_eq!(&out[..n], expected.as_bytes(), "{block:x?}");
-        };
         for mix in 1..8u32 {
             let pool: Vec<u16> =
                 (0..3).filter(|c| mix & (1 << c) != 0).flat_map(|c| classes[c].iter().copied()).collect();
@@ -658,6 +649,21 @@ mod tests {
                 check(core::array::from_fn(|_| pool[(next() % pool.len() as u64) as usize]));
             }
         }
+    }
+
+    /// Every path of `block_to_utf8` (one- and two-byte units, three-byte units,
+    /// mixed) against `char::encode_utf8`: each unit value of every class at each
+    /// of the eight places, among random neighbours of each class mix.
+    #[test]
+    fn block_to_utf8_matches_char() {
+        let mut next = super::super::xorshift(0x2545_F491_4F6C_DD1Du64);
+        let check = |block: [u16; 8]| {
+            let mut out = [0u8; 32];
+            let n = block_to_utf8(block, &mut out);
+            let expected = String::from_utf16(&block).unwrap();
+            assert_eq!(&out[..n], expected.as_bytes(), "{block:x?}");
+        };
+        each_class_mix(&mut next, check);
         for unit in (0..=0xFFFFu16).filter(|u| !(0xD800..=0xDFFF).contains(u)) {
             for place in 0..8 {
                 let mut block: [u16; 8] = core::array::from_fn(|_| [0x61, 0xE9][(next() & 1) as usize]);
@@ -673,8 +679,6 @@ mod tests {
     /// among random neighbours.
     #[test]
     fn chunk_to_utf8_matches_std() {
-        let classes: [&[u16]; 3] =
-            [&[0, 0x41, 0x7F], &[0x80, 0xE9, 0x3B1, 0x7FF], &[0x800, 0x4E2D, 0xD7FF, 0xE000, 0xFFFF]];
         let mut next = super::super::xorshift(0x9E37_79B9_7F4A_7C15);
         let check = |units: [u16; CHUNK_UNITS]| {
             let pairs = core::array::from_fn(|k| u32::from(units[2 * k]) | u32::from(units[2 * k + 1]) << 16);
@@ -683,13 +687,7 @@ mod tests {
             let expected = String::from_utf16(&units).unwrap();
             assert_eq!(&out[..n], expected.as_bytes(), "{units:x?}");
         };
-        for mix in 1..8u32 {
-            let pool: Vec<u16> =
-                (0..3).filter(|c| mix & (1 << c) != 0).flat_map(|c| classes[c].iter().copied()).collect();
-            for _ in 0..2000 {
-                check(core::array::from_fn(|_| pool[(next() % pool.len() as u64) as usize]));
-            }
-        }
+        each_class_mix(&mut next, check);
         for unit in (0..=0xFFFFu16).filter(|u| !(0xD800..=0xDFFF).contains(u)) {
             for place in [usize::from(unit) % CHUNK_UNITS, (usize::from(unit) * 7 + 3) % CHUNK_UNITS] {
                 let mut units: [u16; CHUNK_UNITS] =

@@ -357,11 +357,7 @@ fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: us
         let any = chunk.iter().fold(0, |acc, &pair| acc | pair);
         let any = (any | any >> 16) & 0xFFFF;
         if any < 0x80 {
-            let n = if K == BlockKernels::Portable as u8 {
-                ascii_run(src, read, &mut dst[written..])
-            } else {
-                src.copy_ascii::<K>(read, &mut dst[written..])
-            };
+            let n = ascii_bulk::<U, K>(src, read, &mut dst[written..]);
             read += n;
             written += n;
             continue;
@@ -405,11 +401,7 @@ fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: us
         let [first, second] = src.words(read);
         let any = first | second;
         if any & NOT_ASCII == 0 {
-            let n = if K == BlockKernels::Portable as u8 {
-                ascii_run(src, read, &mut dst[written..])
-            } else {
-                src.copy_ascii::<K>(read, &mut dst[written..])
-            };
+            let n = ascii_bulk::<U, K>(src, read, &mut dst[written..]);
             read += n;
             written += n;
             continue;
@@ -429,6 +421,14 @@ fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: us
     }
     let (r, w) = units_to_utf8(src, read, &mut dst[written..], min_room);
     (read + r, written + w)
+}
+
+/// The run of ASCII code units of `src` from `i` narrowed into `dst` as far as it
+/// fits, by the kernels `K`'s bulk copy ([`ascii_run`] for the portable ones);
+/// returns the units copied.
+#[inline(always)]
+fn ascii_bulk<U: Units, const K: u8>(src: U, i: usize, dst: &mut [u8]) -> usize {
+    if K == BlockKernels::Portable as u8 { ascii_run(src, i, dst) } else { src.copy_ascii::<K>(i, dst) }
 }
 
 /// The run of ASCII code units of `src` from `i` narrowed into `dst` as far as it
@@ -611,6 +611,7 @@ pub(crate) fn utf16_to_utf8(src: &[u16], dst: &mut [u8]) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
     use alloc::string::String;
     use alloc::vec;
     use alloc::vec::Vec;
@@ -661,6 +662,24 @@ mod tests {
         assert_eq!((read, &out[..written]), (units.len(), expected.as_bytes()));
     }
 
+    /// `bmp_to_utf8` from `src` as UTF-16 bytes in both orders, with room for all:
+    /// up to the first surrogate, as the standard library converts it.
+    fn from_bytes_in_both_orders(src: &[u16], label: &str) {
+        for be in [false, true] {
+            let bytes: Vec<u8> = src.iter().flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
+            let mut out = vec![0u8; src.len() * 3 + 8];
+            let (read, written) = if be {
+                bmp_to_utf8(ByteUnits::<true>(&bytes), &mut out, 0)
+            } else {
+                bmp_to_utf8(ByteUnits::<false>(&bytes), &mut out, 0)
+            };
+            let stop = src.iter().position(|&u| is_surrogate(u)).unwrap_or(src.len());
+            assert_eq!(read, stop, "{label} {be}");
+            let expected = String::from_utf16(&src[..stop]).unwrap();
+            assert_eq!(&out[..written], expected.as_bytes(), "{label} {be}");
+        }
+    }
+
     /// Text where about half the blocks are ASCII (short words, accented letters), so
     /// that `mixed_text` holds and the windowed loop runs: against the naive twin,
     /// from native units and from bytes in both orders, with ASCII runs of every
@@ -702,20 +721,7 @@ mod tests {
                     assert_eq!(got, naive(src, &mut b), "{round} {start} {size}");
                     assert_eq!(a[..got.1], b[..got.1], "{round} {start} {size}");
                 }
-                for be in [false, true] {
-                    let bytes: Vec<u8> =
-                        src.iter().flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
-                    let mut out = vec![0u8; full + 8];
-                    let (read, written) = if be {
-                        bmp_to_utf8(ByteUnits::<true>(&bytes), &mut out, 0)
-                    } else {
-                        bmp_to_utf8(ByteUnits::<false>(&bytes), &mut out, 0)
-                    };
-                    let stop = src.iter().position(|&u| is_surrogate(u)).unwrap_or(src.len());
-                    assert_eq!(read, stop, "{round} {start} {be}");
-                    let expected = String::from_utf16(&src[..stop]).unwrap();
-                    assert_eq!(&out[..written], expected.as_bytes(), "{round} {start} {be}");
-                }
+                from_bytes_in_both_orders(src, &format!("{round} {start}"));
             }
         }
         // Most rounds run the windowed loop.
@@ -758,20 +764,7 @@ mod tests {
                         assert_eq!(got, naive(src, &mut b), "{kind} {round} {start} {size}");
                         assert_eq!(a[..got.1], b[..got.1], "{kind} {round} {start} {size}");
                     }
-                    for be in [false, true] {
-                        let bytes: Vec<u8> =
-                            src.iter().flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
-                        let mut out = vec![0u8; full + 8];
-                        let (read, written) = if be {
-                            bmp_to_utf8(ByteUnits::<true>(&bytes), &mut out, 0)
-                        } else {
-                            bmp_to_utf8(ByteUnits::<false>(&bytes), &mut out, 0)
-                        };
-                        let stop = src.iter().position(|&u| is_surrogate(u)).unwrap_or(src.len());
-                        assert_eq!(read, stop, "{kind} {round} {start} {be}");
-                        let expected = String::from_utf16(&src[..stop]).unwrap();
-                        assert_eq!(&out[..written], expected.as_bytes(), "{kind} {round} {start} {be}");
-                    }
+                    from_bytes_in_both_orders(src, &format!("{kind} {round} {start}"));
                 }
             }
         }
