@@ -424,8 +424,8 @@ pub(crate) const CHUNK_ROOM: usize = 128 + 8;
 /// In two passes with no branch on a unit's length (it mispredicts in text): the
 /// first computes the bytes of each pair of units and their length in its lane, a
 /// loop that LLVM turns into vector code (SSE2 on x86_64, NEON on aarch64); the
-/// second stores each pair's bytes at the sum of the lengths before it, a store and
-/// an add a pair.
+/// second stores each lane's bytes at the sum of the lengths before it, a store and
+/// an add a lane (a pair of one- and two-byte units, or one unit of any mix).
 #[inline(always)]
 pub(crate) fn chunk_to_utf8(pairs: &[u32; CHUNK_UNITS / 2], out: &mut [u8; CHUNK_ROOM]) -> usize {
     let any = pairs.iter().fold(0, |acc, &pair| acc | pair);
@@ -483,6 +483,9 @@ pub(crate) fn chunk_to_utf8(pairs: &[u32; CHUNK_UNITS / 2], out: &mut [u8; CHUNK
     at
 }
 
+/// One in each 16-bit lane of a 64-bit word (the word-at-a-time UTF-16 kernels').
+pub(crate) const LANES: u64 = 0x0001_0001_0001_0001;
+
 /// Four code units below U+0800 as UTF-8 at `out[at..]` (`at` at most 8): unit k in
 /// bits 16k to 16k + 15 of `units`. Returns the bytes written.
 ///
@@ -493,7 +496,6 @@ pub(crate) fn chunk_to_utf8(pairs: &[u32; CHUNK_UNITS / 2], out: &mut [u8; CHUNK
 /// overwritten by the next unit's.
 #[inline(always)]
 pub(crate) fn below_0x800_to_utf8(units: u64, out: &mut [u8; 32], at: usize) -> usize {
-    const LANES: u64 = 0x0001_0001_0001_0001;
     // Bit 15 of each lane whose unit is 0x80 or more (no carry leaves a lane: each
     // unit is below 0x800).
     let top = (units + 0x7F80 * LANES) & (0x8000 * LANES);

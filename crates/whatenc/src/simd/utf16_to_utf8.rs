@@ -11,7 +11,8 @@
 //! The code units come from a `&[u16]` (the encoders' UTF-16 input) or from UTF-16
 //! bytes in either byte order (the UTF-16BE/LE decoders' input), through [`Units`].
 
-use super::{BlockKernels, scalar};
+use super::BlockKernels;
+use super::scalar::{self, LANES};
 
 /// Code units to read, by index.
 pub(crate) trait Units: Copy {
@@ -327,9 +328,6 @@ unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) ->
 fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     bmp_to_utf8_words::<U, K>(src, dst, min_room)
 }
-
-/// One in each 16-bit lane of a 64-bit word.
-const LANES: u64 = 0x0001_0001_0001_0001;
 
 /// The bits of a 16-bit lane that are zero in an ASCII code unit.
 const NOT_ASCII: u64 = 0xFF80 * LANES;
