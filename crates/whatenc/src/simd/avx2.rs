@@ -39,7 +39,7 @@
 //! measured faster for it than the two modes on mostly-ASCII text.
 //!
 //! [`utf8_to_utf16`] is the SSSE3 kernel's algorithm with 32-byte vectors for its
-//! masks and its ASCII runs.
+//! masks and its ASCII runs, and its hand-over of sparse text to the scalar loop.
 //!
 //! The ASCII kernels ([`copy_ascii_to_ascii`], [`copy_ascii_to_utf16`],
 //! [`copy_utf16_ascii_to_bytes`], [`utf16_bytes_ascii_to_bytes`],
@@ -643,6 +643,8 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     let (src, out) = (bytes.as_ptr(), dst.as_mut_ptr().cast::<u8>());
     let mut read = 0;
     let mut written = 0;
+    // Whether the last chunk was ASCII or sparse (see `SPARSE_BYTES`).
+    let mut calm = false;
     // Each byte read makes at most one unit, so `dst` has room for as many units as
     // there are bytes left: 64 while a chunk is read.
     while read + 64 <= bytes.len() {
@@ -660,8 +662,20 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
             }
             read += 64;
             written += 64;
+            calm = true;
             continue;
         }
+        let sparse = non_ascii.count_ones() <= super::ssse3::SPARSE_BYTES;
+        if sparse && calm {
+            let (r, w) = super::scalar::utf8_to_utf16_sparse(&s[read..], &mut dst[written..]);
+            read += r;
+            written += w;
+            // Where it stopped, the characters came close together: the steps
+            // take the next chunk.
+            calm = false;
+            continue;
+        }
+        calm = sparse;
         // Continuation bytes: 0x80 to 0xBF, less than -64 as `i8`.
         let below = _mm256_set1_epi8(-64);
         let continuation = high(_mm256_cmpgt_epi8(below, a)) | (high(_mm256_cmpgt_epi8(below, b)) << 32);

@@ -318,10 +318,46 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
 /// Returns the units written.
 #[inline]
 pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
+    utf8_to_utf16_while::<false>(s, dst).1
+}
+
+/// [`utf8_to_utf16`] while the characters that are not ASCII are sparse: it stops
+/// before one that comes too soon after the others (more than one in
+/// [`SPARSE_GAP`] bytes, over a few of them). Returns (bytes read, units written).
+///
+/// The SSSE3 and AVX2 kernels hand it text with a few such characters among ASCII:
+/// see `ssse3::SPARSE_BYTES`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(whatenc_portable, allow(dead_code))]
+#[inline(never)]
+pub(crate) fn utf8_to_utf16_sparse(s: &str, dst: &mut [u16]) -> (usize, usize) {
+    utf8_to_utf16_while::<true>(s, dst)
+}
+
+/// The bytes that each character that is not ASCII may take on average, for
+/// [`utf8_to_utf16_sparse`]: the "heat" grows by this much at each such character
+/// and falls by one a byte, and at [`SPARSE_HEAT`] the loop stops.
+pub(crate) const SPARSE_GAP: usize = 16;
+
+/// See [`SPARSE_GAP`]: about six characters close together.
+const SPARSE_HEAT: usize = 4 * SPARSE_GAP;
+
+/// [`utf8_to_utf16`], or [`utf8_to_utf16_sparse`] when `SPARSE`.
+#[inline(always)]
+fn utf8_to_utf16_while<const SPARSE: bool>(s: &str, dst: &mut [u16]) -> (usize, usize) {
     let bytes = s.as_bytes();
     let mut read = 0;
     let mut written = 0;
+    // Where the last character that was not ASCII started, and the heat then.
+    let (mut last, mut heat) = (0usize, 0usize);
     'chars: while let Some(&lead) = bytes.get(read) {
+        if SPARSE && lead >= 0x80 {
+            heat = heat.saturating_sub(read - last) + SPARSE_GAP;
+            last = read;
+            if heat >= SPARSE_HEAT {
+                break;
+            }
+        }
         // `s` is valid UTF-8, so each lead byte is followed by its continuation bytes.
         match lead {
             0x00..=0x7F => {
@@ -367,9 +403,11 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
                 // Runs of three-byte characters (CJK text), four a step when the
                 // leads at 0, 3, 6 and 9 are all three-byte leads (the input is valid,
                 // so the bytes between are their continuations).
-                while let (Some(run), Some(out)) =
-                    (bytes[read..].first_chunk::<12>(), dst.get_mut(written..).and_then(|d| d.first_chunk_mut::<4>()))
-                {
+                while let (false, Some(run), Some(out)) = (
+                    SPARSE,
+                    bytes[read..].first_chunk::<12>(),
+                    dst.get_mut(written..).and_then(|d| d.first_chunk_mut::<4>()),
+                ) {
                     if (run[0] & run[3] & run[6] & run[9]) & 0xF0 != 0xE0
                         || (run[0] | run[3] | run[6] | run[9]) & 0xF0 != 0xE0
                     {
@@ -406,7 +444,7 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
             }
         }
     }
-    written
+    (read, written)
 }
 
 /// Code units in a chunk of [`chunk_to_utf8`].
@@ -724,7 +762,39 @@ mod tests {
                 let mut out = vec![0u16; s.len()];
                 let n = utf8_to_utf16(s, &mut out);
                 assert_eq!(&out[..n], s.encode_utf16().collect::<Vec<_>>().as_slice(), "{s}");
+                // The sparse loop: a prefix that ends on a character, as far as the
+                // characters that are not ASCII stay sparse.
+                out.fill(0);
+                let (read, n) = utf8_to_utf16_sparse(s, &mut out);
+                assert!(s.is_char_boundary(read), "{s}");
+                assert!(out[..n].iter().copied().eq(s[..read].encode_utf16()), "{s}");
             }
+        }
+    }
+
+    /// [`utf8_to_utf16_sparse`] goes to the end of text with a character that is not
+    /// ASCII every [`SPARSE_GAP`] bytes or more, and stops soon where they come
+    /// closer, right before one of them.
+    #[test]
+    fn utf8_to_utf16_sparse_stops_where_dense() {
+        for c in ['\u{e9}', '\u{4e2d}', '\u{1F600}'] {
+            let mut text = String::new();
+            for gap in (SPARSE_GAP..SPARSE_GAP + 40).chain([SPARSE_GAP; 20]) {
+                text.extend(core::iter::repeat_n('a', gap - c.len_utf8()));
+                text.push(c);
+            }
+            let sparse = text.len();
+            for _ in 0..40 {
+                text.push(c);
+                text.push(' ');
+            }
+            let mut out = vec![0u16; text.len()];
+            let (read, n) = utf8_to_utf16_sparse(&text, &mut out);
+            assert!(read > sparse && read < sparse + 6 * (c.len_utf8() + 1), "{c}: {read} of {}", text.len());
+            assert!(text[read..].starts_with(c));
+            assert!(out[..n].iter().copied().eq(text[..read].encode_utf16()));
+            let (read, _) = utf8_to_utf16_sparse(&text[..sparse], &mut out);
+            assert_eq!(read, sparse);
         }
     }
 
