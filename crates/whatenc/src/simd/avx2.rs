@@ -665,17 +665,11 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
             calm = true;
             continue;
         }
-        let sparse = non_ascii.count_ones() <= super::ssse3::SPARSE_BYTES;
-        if sparse && calm {
-            let (r, w) = super::scalar::utf8_to_utf16_sparse(&s[read..], &mut dst[written..]);
+        if let Some((r, w)) = super::ssse3::hand_over_sparse(s, read, non_ascii, &mut calm, dst, written) {
             read += r;
             written += w;
-            // Where it stopped, the characters came close together: the steps
-            // take the next chunk.
-            calm = false;
             continue;
         }
-        calm = sparse;
         // Continuation bytes: 0x80 to 0xBF, less than -64 as `i8`.
         let below = _mm256_set1_epi8(-64);
         let continuation = high(_mm256_cmpgt_epi8(below, a)) | (high(_mm256_cmpgt_epi8(below, b)) << 32);

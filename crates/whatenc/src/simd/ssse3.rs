@@ -213,6 +213,31 @@ pub(super) unsafe fn step(
 /// does not hand over for a few characters only.
 pub(super) const SPARSE_BYTES: u32 = 4;
 
+/// The hand-over of [`SPARSE_BYTES`]: for the chunk of 64 bytes at `read` with
+/// `non_ascii` (one bit per byte that is not ASCII), after a chunk that was
+/// `calm`, converts with [`super::scalar::utf8_to_utf16_sparse`] and returns what
+/// it read and wrote; otherwise returns `None`, and the kernel steps through the
+/// chunk. Updates `calm` for the next chunk.
+///
+/// `read` is a character boundary of `s`, and `dst[written..]` has room for as
+/// many units as `s` has bytes from `read`.
+#[inline(always)]
+pub(super) fn hand_over_sparse(
+    s: &str,
+    read: usize,
+    non_ascii: u64,
+    calm: &mut bool,
+    dst: &mut [u16],
+    written: usize,
+) -> Option<(usize, usize)> {
+    let sparse = non_ascii.count_ones() <= SPARSE_BYTES;
+    let hand_over = sparse && *calm;
+    // Where the scalar loop stopped, the characters came close together: the
+    // steps take the next chunk.
+    *calm = sparse && !hand_over;
+    hand_over.then(|| super::scalar::utf8_to_utf16_sparse(&s[read..], &mut dst[written..]))
+}
+
 /// [`utf8_to_utf16`] compiled for SSSE3.
 ///
 /// # Safety
@@ -252,17 +277,11 @@ unsafe fn utf8_to_utf16_ssse3(s: &str, dst: &mut [u16]) -> usize {
             non_ascii |= (n as u64) << (16 * i);
             continuation |= (c as u64) << (16 * i);
         }
-        let sparse = non_ascii.count_ones() <= SPARSE_BYTES;
-        if sparse && calm {
-            let (r, w) = super::scalar::utf8_to_utf16_sparse(&s[read..], &mut dst[written..]);
+        if let Some((r, w)) = hand_over_sparse(s, read, non_ascii, &mut calm, dst, written) {
             read += r;
             written += w;
-            // Where it stopped, the characters came close together: the steps
-            // take the next chunk.
-            calm = false;
             continue;
         }
-        calm = sparse;
         // Byte i ends a character when byte i + 1 starts one.
         let ends = !continuation >> 1;
         let mut offset = 0;
