@@ -238,7 +238,7 @@ impl Encoder {
         // UTF-8 to UTF-8 with room for all of it: one copy, without the step loop
         // (what `run` would do, as the UTF-8 encoder has no state or errors).
         if let (EncoderCodec::Utf8(_), Some(out)) = (&self.codec, dst.get_mut(..src.len())) {
-            out.copy_from_slice(src.as_bytes());
+            crate::simd::copy_bytes(src.as_bytes(), out);
             let progress = EncodeProgress { result: EncoderResult::InputEmpty, read: src.len(), written: src.len() };
             return EncodeProgress { written: written + progress.written, ..progress };
         }

@@ -297,6 +297,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             // SAFETY: `pos - 3 .. pos + 128` is inside `src` (pos >= 32), and `dst` has
             // room for `len` bytes. The CPU has AVX2: this function enables it, and its
             // callers checked.
+            super::x86_64::prefetch_ahead(src, pos, COPY_STEP * BLOCK / 64);
             if unsafe { step::<COPY_STEP, COPY>(base, dst, pos, &mut open) }.is_none() {
                 return Err(pos);
             }
@@ -304,6 +305,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         }
         if !COPY {
             pos = two_modes(pos, len, BLOCK, RUN, |pos, dense| {
+                super::x86_64::prefetch_ahead(src, pos, if dense { DENSE } else { SPARSE } * BLOCK / 64);
                 // SAFETY: `two_modes` calls this at `pos` with a dense step left (`pos + DENSE * BLOCK <= len`), and
                 // `pos >= BLOCK` (so the three bytes before are inside `src`); no copy.
                 // The CPU has AVX2: this function enables it, and its callers

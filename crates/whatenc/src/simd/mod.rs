@@ -127,6 +127,7 @@ macro_rules! sse2_or_portable {
 }
 
 sse2_or_portable! {
+    fn copy_bytes(src: &[u8], dst: &mut [u8]) -> ();
     fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
     fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
     fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;

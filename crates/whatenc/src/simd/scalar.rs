@@ -54,6 +54,12 @@ pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack[pos..].iter().position(|&byte| byte == needle).map(|i| pos + i)
 }
 
+/// Copies `src` to `dst`, of the same length.
+#[inline]
+pub(crate) fn copy_bytes(src: &[u8], dst: &mut [u8]) {
+    dst.copy_from_slice(src);
+}
+
 /// Copies the longest ASCII prefix of `src` that fits in `dst`; returns its length.
 #[inline]
 pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
