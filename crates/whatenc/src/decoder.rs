@@ -328,6 +328,18 @@ impl Decoder {
     /// assert_eq!(&out[..progress.written], &[0xD83D, 0xDE00]);
     /// ```
     pub fn decode_to_utf16(&mut self, src: &[u8], dst: &mut [u16], last: bool) -> DecodeProgress {
+        self.settle_bom(src);
+        if src.len() <= crate::codec::SHORT_UTF8_TO_UTF16 && dst.len() >= src.len() && self.takes_utf8_verbatim() {
+            // Short UTF-8 before the set-up of the general loop: the valid prefix,
+            // and then the rest (an error or a sequence cut by the end) as usual.
+            let (read, written) = crate::simd::short_utf8_prefix_to_utf16(src, dst);
+            self.fed += read as u64;
+            if read == src.len() {
+                return DecodeProgress { result: DecoderResult::InputEmpty, read, written };
+            }
+            let rest = self.run(&src[read..], &mut dst[written..], last);
+            return DecodeProgress { read: read + rest.read, written: written + rest.written, ..rest };
+        }
         self.run(src, dst, last)
     }
 
@@ -360,6 +372,7 @@ impl Decoder {
     pub fn decode_to_string(&mut self, src: &[u8], dst: &mut String, last: bool) -> DecodeProgress {
         let mut read = 0;
         let mut written = 0;
+        self.settle_bom(src);
         if self.takes_utf8_verbatim() {
             // Valid UTF-8 in the UTF-8 decoder's initial state is its own output: it goes
             // straight into the string, validated as it is copied, with no zero-fill.
@@ -367,6 +380,11 @@ impl Decoder {
             read = valid;
             written = valid;
             self.fed += read as u64;
+            if read == src.len() {
+                // All of it, with nothing held: nothing is left to do, even at the
+                // end of the stream.
+                return DecodeProgress { result: DecoderResult::InputEmpty, read, written };
+            }
         }
         loop {
             let rest = &src[read..];
@@ -485,6 +503,7 @@ impl Decoder {
     fn run<U: OutputUnit>(&mut self, src: &[u8], dst: &mut [U], last: bool) -> DecodeProgress {
         let mut read = 0;
         let mut written = 0;
+        self.settle_bom(src);
         if let BomState::Pending { .. } = self.bom {
             read = self.absorb_bom(src, last);
             if let BomState::Pending { .. } = self.bom {
@@ -584,19 +603,36 @@ impl Decoder {
         }
     }
 
+    /// The BOMs this decoder looks for, with the encodings they choose.
+    fn bom_candidates(&self) -> &'static [(&'static [u8], &'static Encoding)] {
+        match (self.options.bom, self.encoding.name()) {
+            (BomHandling::Sniff, _) => &BOMS,
+            (_, "UTF-8") => &BOMS[..1],
+            (_, "UTF-16BE") => &BOMS[1..2],
+            (_, "UTF-16LE") => &BOMS[2..],
+            _ => &[],
+        }
+    }
+
+    /// Rules out a BOM when no byte is held yet and the first byte of `src` starts
+    /// none (as [`Decoder::absorb_bom`] would, holding the byte and replaying it), so
+    /// that the fast paths for UTF-8 apply from a new decoder's first call.
+    #[inline]
+    fn settle_bom(&mut self, src: &[u8]) {
+        if let (BomState::Pending { len: 0, .. }, Some(&first)) = (&self.bom, src.first())
+            && !self.bom_candidates().iter().any(|(bom, _)| bom[0] == first)
+        {
+            self.bom = BomState::Done;
+        }
+    }
+
     /// Takes bytes into the BOM buffer until a BOM is found or ruled out; returns
     /// the bytes of `src` taken.
     fn absorb_bom(&mut self, src: &[u8], last: bool) -> usize {
         let BomState::Pending { mut buf, mut len } = self.bom else {
             return 0;
         };
-        let candidates: &[(&[u8], &'static Encoding)] = match (self.options.bom, self.encoding.name()) {
-            (BomHandling::Sniff, _) => &BOMS,
-            (_, "UTF-8") => &BOMS[..1],
-            (_, "UTF-16BE") => &BOMS[1..2],
-            (_, "UTF-16LE") => &BOMS[2..],
-            _ => &[],
-        };
+        let candidates = self.bom_candidates();
         let mut read = 0;
         let found = loop {
             let held = &buf[..len as usize];

@@ -159,7 +159,14 @@ impl DecodeHandler for Utf8Decoder {
             // window as long as the room always fits.
             let window_len = rest.len().min(dst.room());
             let window = &rest[..window_len];
-            if let Some(text) = crate::simd::validate_utf8(window) {
+            if let Some(read) = dst.copy_utf8_prefix(window) {
+                // A short window, in one pass, up to its end or to an error (which
+                // the next turn takes, with no valid bytes before it).
+                pos += read;
+                if read > 0 {
+                    continue;
+                }
+            } else if let Some(text) = crate::simd::validate_utf8(window) {
                 // The common case: the whole window is valid.
                 dst.copy_str(text);
                 pos += window_len;

@@ -318,6 +318,22 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     scalar::utf8_to_utf16(s, dst)
 }
 
+/// Decodes to UTF-16 the longest prefix of `src` that is whole, valid UTF-8 (up to
+/// an error or a sequence cut by the end); returns the bytes read and the units
+/// written. `dst.len() >= src.len()`. For short inputs: one scalar pass
+/// ([`scalar::utf8_prefix_to_utf16`]) while the text is mostly ASCII, then, where
+/// characters of other scripts come close together, the vector kernels (the check,
+/// then [`utf8_to_utf16`]).
+#[inline]
+pub(crate) fn short_utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    let (read, written, dense) = scalar::utf8_prefix_to_utf16(src, dst);
+    if !dense {
+        return (read, written);
+    }
+    let valid = valid_utf8_prefix(&src[read..]);
+    (read + valid.len(), written + utf8_to_utf16(valid, &mut dst[written..]))
+}
+
 /// The kernels of the UTF-16 → UTF-8 block loop, chosen once per bulk call from the
 /// cap on the tier and the CPU (the loop runs them per eight or sixteen units, too
 /// often to ask each time).

@@ -320,6 +320,107 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
     n
 }
 
+/// Decodes to UTF-16 the longest prefix of `src` that is whole, valid UTF-8, in one
+/// pass (each byte checked as it is decoded, with the bounds of the standard's UTF-8
+/// decoder: after E0 the next byte is A0 to BF, after ED 80 to 9F, after F0 90 to
+/// BF, after F4 80 to 8F); stops before a sequence that is invalid or cut by the end
+/// of `src`, or where the characters that are not ASCII come close together (as in
+/// [`utf8_to_utf16_sparse`]), which it says. Returns the bytes read, the units
+/// written, and whether it stopped there. `dst.len() >= src.len()`.
+///
+/// For short inputs of mostly ASCII, where it beats the check of the whole input
+/// followed by the conversion (see `Utf16Sink::copy_utf8_prefix`).
+pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
+    assert!(dst.len() >= src.len());
+    let (mut read, mut written) = (0, 0);
+    // Where the last character that was not ASCII started, and the heat then.
+    let (mut last, mut heat) = (0usize, 0usize);
+    // A byte `b` is a continuation byte from `lower` to `upper`.
+    let within = |b: Option<&u8>, lower: u8, upper: u8| b.is_some_and(|&b| (lower..=upper).contains(&b));
+    while let Some(&lead) = src.get(read) {
+        if lead >= 0x80 {
+            heat = heat.saturating_sub(read - last) + SPARSE_GAP;
+            last = read;
+            if heat >= SPARSE_HEAT {
+                return (read, written, true);
+            }
+        }
+        match lead {
+            0x00..=0x7F => {
+                // ASCII eight bytes a step, widened whole (the units past the run are
+                // overwritten by what follows, and stay within `dst`, as
+                // `written <= read`).
+                while let Some(chunk) = src[read..].first_chunk::<8>() {
+                    let Some(out) = dst[written..].first_chunk_mut::<8>() else { break };
+                    *out = core::array::from_fn(|k| u16::from(chunk[k]));
+                    let high = u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
+                    if high != 0 {
+                        let n = (high.trailing_zeros() / 8) as usize;
+                        read += n;
+                        written += n;
+                        break;
+                    }
+                    read += 8;
+                    written += 8;
+                }
+                if src.get(read).is_some_and(|&b| b < 0x80) {
+                    dst[written] = u16::from(src[read]);
+                    read += 1;
+                    written += 1;
+                }
+            }
+            0xC2..=0xDF => {
+                if !within(src.get(read + 1), 0x80, 0xBF) {
+                    break;
+                }
+                dst[written] = (u16::from(lead & 0x1F) << 6) | u16::from(src[read + 1] & 0x3F);
+                read += 2;
+                written += 1;
+            }
+            0xE0..=0xEF => {
+                let (lower, upper) = match lead {
+                    0xE0 => (0xA0, 0xBF),
+                    0xED => (0x80, 0x9F),
+                    _ => (0x80, 0xBF),
+                };
+                if !within(src.get(read + 1), lower, upper) || !within(src.get(read + 2), 0x80, 0xBF) {
+                    break;
+                }
+                dst[written] = (u16::from(lead & 0x0F) << 12)
+                    | (u16::from(src[read + 1] & 0x3F) << 6)
+                    | u16::from(src[read + 2] & 0x3F);
+                read += 3;
+                written += 1;
+            }
+            0xF0..=0xF4 => {
+                let (lower, upper) = match lead {
+                    0xF0 => (0x90, 0xBF),
+                    0xF4 => (0x80, 0x8F),
+                    _ => (0x80, 0xBF),
+                };
+                if !within(src.get(read + 1), lower, upper)
+                    || !within(src.get(read + 2), 0x80, 0xBF)
+                    || !within(src.get(read + 3), 0x80, 0xBF)
+                {
+                    break;
+                }
+                let c = (u32::from(lead & 0x07) << 18)
+                    | (u32::from(src[read + 1] & 0x3F) << 12)
+                    | (u32::from(src[read + 2] & 0x3F) << 6)
+                    | u32::from(src[read + 3] & 0x3F);
+                // Four bytes make two units.
+                let c = c - 0x1_0000;
+                dst[written] = 0xD800 | (c >> 10) as u16;
+                dst[written + 1] = 0xDC00 | (c & 0x3FF) as u16;
+                read += 4;
+                written += 2;
+            }
+            _ => break,
+        }
+    }
+    (read, written, false)
+}
+
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
 /// Returns the units written.
 #[inline]
@@ -629,6 +730,84 @@ mod tests {
     use alloc::string::String;
     use alloc::vec;
     use alloc::vec::Vec;
+
+    /// `src[..read]` decoded by the standard library, and where its valid prefix ends.
+    fn std_prefix(src: &[u8], read: usize) -> (Vec<u16>, usize) {
+        let valid_up_to = core::str::from_utf8(src).map_or_else(|e| e.valid_up_to(), str::len);
+        let units = core::str::from_utf8(&src[..read]).expect("a valid prefix").encode_utf16().collect();
+        (units, valid_up_to)
+    }
+
+    /// Checks [`utf8_prefix_to_utf16`] and [`super::super::short_utf8_prefix_to_utf16`]
+    /// on `src`: the scalar pass stops where the valid prefix ends, unless the text
+    /// turned dense first (at a character boundary before it); the pair always goes
+    /// to the end of the valid prefix.
+    fn check_prefix(src: &[u8]) {
+        let mut out = vec![0u16; src.len()];
+        let (read, written, dense) = utf8_prefix_to_utf16(src, &mut out);
+        let (units, valid_up_to) = std_prefix(src, read);
+        assert_eq!(out[..written], units[..], "{src:02X?}");
+        assert!(if dense { read <= valid_up_to } else { read == valid_up_to }, "{src:02X?}: {read} {dense}");
+        let (read, written) = super::super::short_utf8_prefix_to_utf16(src, &mut out);
+        let (units, _) = std_prefix(src, read);
+        assert_eq!((read, &out[..written]), (valid_up_to, &units[..]), "{src:02X?}");
+    }
+
+    /// Every sequence of one to three bytes after ASCII, every four-byte lead and
+    /// second byte with the boundary values of the rest, then ASCII or the end.
+    #[test]
+    fn utf8_prefix_to_utf16_exhaustive_short_sequences() {
+        for first in 0..=255u8 {
+            for second in 0..=255u8 {
+                check_prefix(&[b'a', first, second]);
+                check_prefix(&[first, second, b'z']);
+                if (0xE0..=0xEF).contains(&first) {
+                    for third in 0..=255u8 {
+                        check_prefix(&[first, second, third]);
+                    }
+                }
+                if first >= 0xF0 {
+                    for third in [0x7F, 0x80, 0xBF, 0xC0] {
+                        for fourth in [0x41, 0x80, 0xBF, 0xC0] {
+                            check_prefix(&[first, second, third, fourth, b'a']);
+                            check_prefix(&[first, second, third, fourth]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Random text of every mix of ASCII and longer characters, with malformed
+    /// bytes among them and cut at random lengths: the dense hand-over on the way.
+    #[test]
+    fn utf8_prefix_to_utf16_random_mixes() {
+        let pieces: [&[u8]; 10] = [
+            b"ab",
+            b" ",
+            "\u{E9}".as_bytes(),
+            "\u{434}".as_bytes(),
+            "\u{4E2D}".as_bytes(),
+            "\u{1F600}".as_bytes(),
+            b"\x80",
+            b"\xED\xA0\x80",
+            b"\xF0\x9F",
+            b"abcdefghijklmnop",
+        ];
+        let mut next = super::super::xorshift(11);
+        for _ in 0..20_000 {
+            let mix = next() as u32 | 1;
+            let len = (next() % 300) as usize;
+            let mut bytes = Vec::new();
+            while bytes.len() < len {
+                let k = (next() % 10) as u32;
+                if mix & (1 << k) != 0 && (!(6..9).contains(&k) || next().is_multiple_of(20)) {
+                    bytes.extend_from_slice(pieces[k as usize]);
+                }
+            }
+            check_prefix(&bytes);
+        }
+    }
 
     /// Naive twin of [`ascii_prefix_len`].
     fn naive_ascii_prefix_len(bytes: &[u8]) -> usize {
