@@ -122,6 +122,12 @@ pub enum Op {
     EncodeFromUtf16,
     /// UTF-8 validation (UTF-8 documents only).
     ValidateUtf8,
+    /// Short pieces of a UTF-8 document to UTF-16, a new decoder each: see
+    /// [`short_windows`].
+    DecodeShortToUtf16,
+    /// Short pieces of a UTF-8 document to a `String`, a new decoder each: see
+    /// [`short_windows`].
+    DecodeShortToString,
 }
 
 impl Op {
@@ -133,15 +139,54 @@ impl Op {
             Op::EncodeFromStr => "encode from &str",
             Op::EncodeFromUtf16 => "encode from UTF-16",
             Op::ValidateUtf8 => "validate UTF-8",
+            Op::DecodeShortToUtf16 => "decode short to UTF-16",
+            Op::DecodeShortToString => "decode short to String",
         }
     }
 
+    /// Every operation, in the order of the report.
+    pub const ALL: [Op; 7] = [
+        Op::DecodeToString,
+        Op::DecodeToUtf16,
+        Op::EncodeFromStr,
+        Op::EncodeFromUtf16,
+        Op::ValidateUtf8,
+        Op::DecodeShortToUtf16,
+        Op::DecodeShortToString,
+    ];
+
     /// The inverse of [`Op::name`].
     pub fn from_name(name: &str) -> Option<Op> {
-        [Op::DecodeToString, Op::DecodeToUtf16, Op::EncodeFromStr, Op::EncodeFromUtf16, Op::ValidateUtf8]
-            .into_iter()
-            .find(|op| op.name() == name)
+        Op::ALL.into_iter().find(|op| op.name() == name)
     }
+}
+
+/// The lengths of the pieces one short-call case decodes, a new decoder each: what
+/// a program decoding strings of a page or a message one at a time (a DOM's text
+/// nodes, header fields, JSON strings) asks for. [`SHORT_TOTAL`] bytes in all.
+pub const SHORT_LENGTHS: [usize; 16] = [16, 24, 32, 40, 48, 64, 80, 96, 112, 128, 160, 200, 256, 20, 30, 60];
+
+/// The sum of [`SHORT_LENGTHS`]: the input of one call of a short-call case (each
+/// piece may be up to three bytes shorter, cut at character boundaries).
+pub const SHORT_TOTAL: usize = 1366;
+
+/// The pieces of `text` (valid UTF-8, longer than 256 bytes) that the `call`-th call
+/// of a short-call case decodes: [`SHORT_LENGTHS`] long, at offsets that change from
+/// call to call, each cut at character boundaries.
+pub fn short_windows(text: &str, call: u64) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let span = text.len().saturating_sub(256).max(1) as u64;
+    SHORT_LENGTHS.iter().enumerate().map(move |(k, &len)| {
+        let hash = (call * 16 + k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut start = ((hash >> 17) % span) as usize;
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+        let mut end = (start + len).min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        start..end
+    })
 }
 
 /// How long and how often each measurement runs (`WHATENC_BENCH_MS`,

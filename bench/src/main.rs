@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use whatenc::EncoderErrorMode;
-use whatenc_bench::{Candidate, Document, Op, Rotation, Settings, documents_matching, print_result};
+use whatenc_bench::{
+    Candidate, Document, Op, Rotation, SHORT_TOTAL, Settings, documents_matching, print_result, short_windows,
+};
 
 /// (document, operation) → implementation → MB/s.
 type Results = BTreeMap<(String, Op), BTreeMap<String, f64>>;
@@ -241,6 +243,61 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
     }
 
     if encoding.name() == "UTF-8" {
+        // Short calls: pieces of the document, a new decoder each, into a small buffer
+        // that each piece reuses. Their offsets change from call to call (so that no
+        // branch learns them), but they come from one version of the document: from
+        // 64 versions, each piece would wait for memory, whoever decodes it.
+        let short = |decode: fn(&[u8], &mut [u16], &mut String) -> usize| {
+            let (calls, units, string) = (
+                std::cell::Cell::new(0u64),
+                RefCell::new(vec![0u16; 300]),
+                RefCell::new(String::with_capacity(3 * 256 + 64)),
+            );
+            move || {
+                let text = &document.text;
+                let call = calls.get();
+                calls.set(call + 1);
+                let (mut units, mut string) = (units.borrow_mut(), string.borrow_mut());
+                short_windows(text, call).map(|w| decode(&text.as_bytes()[w], &mut units, &mut string)).sum::<usize>()
+            }
+        };
+        measure(
+            Op::DecodeShortToUtf16,
+            SHORT_TOTAL,
+            vec![
+                Candidate::new(
+                    WHATENC,
+                    short(|bytes, units, _| whatenc::UTF_8.new_decoder().decode_to_utf16(bytes, units, true).written),
+                ),
+                Candidate::new(
+                    ENCODING_RS,
+                    short(|bytes, units, _| {
+                        encoding_rs::UTF_8.new_decoder_without_bom_handling().decode_to_utf16(bytes, units, true).2
+                    }),
+                ),
+            ],
+        );
+        measure(
+            Op::DecodeShortToString,
+            SHORT_TOTAL,
+            vec![
+                Candidate::new(
+                    WHATENC,
+                    short(|bytes, _, string| {
+                        string.clear();
+                        whatenc::UTF_8.new_decoder().decode_to_string(bytes, string, true).written
+                    }),
+                ),
+                Candidate::new(
+                    ENCODING_RS,
+                    short(|bytes, _, string| {
+                        string.clear();
+                        encoding_rs::UTF_8.new_decoder_without_bom_handling().decode_to_string(bytes, string, true).1
+                    }),
+                ),
+            ],
+        );
+
         measure(
             Op::ValidateUtf8,
             bytes_len,
@@ -330,7 +387,7 @@ fn report(settings: &Settings, results: &Results) -> String {
         writeln!(out, "## Summary\n").unwrap();
         writeln!(out, "- Cases: {}; geometric mean of whatenc / encoding_rs: **{geomean:.2}**", ratios.len()).unwrap();
         writeln!(out, "- Cases where whatenc is slower than encoding_rs: {}", misses.len()).unwrap();
-        for op in [Op::DecodeToString, Op::DecodeToUtf16, Op::EncodeFromStr, Op::EncodeFromUtf16, Op::ValidateUtf8] {
+        for op in Op::ALL {
             let of_op: Vec<f64> = ratios.iter().filter(|(_, o, _)| *o == op).map(|(_, _, r)| *r).collect();
             if of_op.is_empty() {
                 continue;
