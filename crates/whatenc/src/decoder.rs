@@ -329,10 +329,11 @@ impl Decoder {
     /// ```
     pub fn decode_to_utf16(&mut self, src: &[u8], dst: &mut [u16], last: bool) -> DecodeProgress {
         self.settle_bom(src);
-        if src.len() <= crate::codec::SHORT_UTF8_TO_UTF16 && dst.len() >= src.len() && self.takes_utf8_verbatim() {
-            // Short UTF-8 before the set-up of the general loop: the valid prefix,
-            // and then the rest (an error or a sequence cut by the end) as usual.
-            let (read, written) = crate::simd::short_utf8_prefix_to_utf16(src, dst);
+        if dst.len() >= src.len() && self.takes_utf8_verbatim() {
+            // UTF-8 with room for all of it, before the set-up of the general loop
+            // (which short calls notice): the valid prefix, and then the rest (an
+            // error or a sequence cut by the end) as usual.
+            let (read, written) = crate::simd::utf8_prefix_to_utf16(src, dst);
             self.fed += read as u64;
             if read == src.len() {
                 return DecodeProgress { result: DecoderResult::InputEmpty, read, written };

@@ -1,8 +1,9 @@
-//! The UTF-8 decoder's paths for short calls (`decode_to_utf16` on input up to
-//! `SHORT_UTF8_TO_UTF16` bytes in one scalar pass, `decode_to_string` straight into
-//! the string from a new decoder's first call) against encoding_rs: every BOM
-//! handling and error mode, input of mostly ASCII and of other scripts, with errors
-//! and sequences cut by the end, in one call and cut at every point into two.
+//! The UTF-8 decoder's fast paths (`decode_to_utf16` in one scalar pass that hands
+//! pieces of dense text to the vector kernels, `decode_to_string` straight into the
+//! string from a new decoder's first call) against encoding_rs: every BOM handling
+//! and error mode, input of mostly ASCII and of other scripts, short and longer than
+//! a dense piece (4 KiB), with errors and sequences cut by the end, in one call and
+//! cut at every point into two.
 
 mod common;
 
@@ -140,8 +141,12 @@ fn short_utf8_calls_match_encoding_rs() {
     let mut rng = Rng::new(0x5407);
     let mut cases = 0;
     for round in 0..1500 {
-        // Most inputs short; some around the length where the scalar pass ends.
-        let target = if round % 10 == 9 { 1000 + rng.below(60) } else { rng.below(90) };
+        // Most inputs short; some longer than a piece of dense text.
+        let target = match round % 50 {
+            49 => 4000 + rng.below(5000),
+            n if n % 10 == 9 => 1000 + rng.below(60),
+            _ => rng.below(90),
+        };
         let bytes = input(&mut rng, target);
         let mut splits = vec![None];
         if bytes.len() <= 48 {

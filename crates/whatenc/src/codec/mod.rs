@@ -87,11 +87,11 @@ pub(crate) trait Sink {
     /// Writes valid text. The caller has checked that `room() >= s.len()`, which
     /// suffices for both forms (a UTF-8 byte never becomes more than one UTF-16 unit).
     fn copy_str(&mut self, s: &str);
-    /// Decodes the longest prefix of `src` that is whole, valid UTF-8 in one pass, when
-    /// this sink does that faster than [`crate::simd::validate_utf8`] followed by
-    /// [`Sink::copy_str`] (short inputs to UTF-16); returns the bytes read, or `None`
-    /// (nothing written) when it does not. The caller has checked that
-    /// `room() >= src.len()`.
+    /// Decodes the longest prefix of `src` that is whole, valid UTF-8, when this sink
+    /// does that faster than [`crate::simd::validate_utf8`] followed by
+    /// [`Sink::copy_str`] (to UTF-16: [`crate::simd::utf8_prefix_to_utf16`]); returns
+    /// the bytes read, or `None` (nothing written) when it does not. The caller has
+    /// checked that `room() >= src.len()`.
     #[inline(always)]
     fn copy_utf8_prefix(&mut self, src: &[u8]) -> Option<usize> {
         let _ = src;
@@ -295,16 +295,6 @@ impl<'a> Utf16Sink<'a> {
     }
 }
 
-/// The longest input that UTF-8 → UTF-16 decoding takes in one scalar pass
-/// ([`crate::simd::scalar::utf8_prefix_to_utf16`]) rather than the check of the
-/// whole input and then the conversion, each a vector kernel with a set-up of its
-/// own (a zero-padded first block, a tail); the scalar pass hands text of other
-/// scripts over to them. Against encoding_rs, one call each on windows of de.txt
-/// (text of mostly ASCII) at random offsets, `Intel Xeon` Cascade Lake, AVX2 tier:
-/// 32 bytes 0.57 → 0.94, 200 bytes 0.73 → 1.31, 1,000 bytes 0.84 → 1.39 (at 4,000,
-/// en.txt measured faster in the vector kernels).
-pub(crate) const SHORT_UTF8_TO_UTF16: usize = 1024;
-
 impl Sink for Utf16Sink<'_> {
     // A step writes at most 2 units (a surrogate pair or a Big5 pair); then 1 for U+FFFD.
     const STEP: usize = 3;
@@ -344,10 +334,7 @@ impl Sink for Utf16Sink<'_> {
     }
     #[inline(always)]
     fn copy_utf8_prefix(&mut self, src: &[u8]) -> Option<usize> {
-        if src.len() > SHORT_UTF8_TO_UTF16 {
-            return None;
-        }
-        let (read, written) = crate::simd::short_utf8_prefix_to_utf16(src, &mut self.buf[self.pos..]);
+        let (read, written) = crate::simd::utf8_prefix_to_utf16(src, &mut self.buf[self.pos..]);
         self.pos += written;
         Some(read)
     }

@@ -328,8 +328,7 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
 /// [`utf8_to_utf16_sparse`]), which it says. Returns the bytes read, the units
 /// written, and whether it stopped there. `dst.len() >= src.len()`.
 ///
-/// For short inputs of mostly ASCII, where it beats the check of the whole input
-/// followed by the conversion (see `Utf16Sink::copy_utf8_prefix`).
+/// The first stage of [`super::utf8_prefix_to_utf16`].
 pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
     assert!(dst.len() >= src.len());
     let (mut read, mut written) = (0, 0);
@@ -349,7 +348,8 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
             0x00..=0x7F => {
                 // ASCII eight bytes a step, widened whole (the units past the run are
                 // overwritten by what follows, and stay within `dst`, as
-                // `written <= read`).
+                // `written <= read`); a run longer than 16 goes on in bulk.
+                let mut steps = 0;
                 while let Some(chunk) = src[read..].first_chunk::<8>() {
                     let Some(out) = dst[written..].first_chunk_mut::<8>() else { break };
                     *out = core::array::from_fn(|k| u16::from(chunk[k]));
@@ -362,6 +362,13 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
                     }
                     read += 8;
                     written += 8;
+                    steps += 1;
+                    if steps == 2 {
+                        let n = super::copy_ascii_to_utf16(&src[read..], &mut dst[written..]);
+                        read += n;
+                        written += n;
+                        break;
+                    }
                 }
                 if src.get(read).is_some_and(|&b| b < 0x80) {
                     dst[written] = u16::from(src[read]);
@@ -738,7 +745,7 @@ mod tests {
         (units, valid_up_to)
     }
 
-    /// Checks [`utf8_prefix_to_utf16`] and [`super::super::short_utf8_prefix_to_utf16`]
+    /// Checks [`utf8_prefix_to_utf16`] and [`super::super::utf8_prefix_to_utf16`]
     /// on `src`: the scalar pass stops where the valid prefix ends, unless the text
     /// turned dense first (at a character boundary before it); the pair always goes
     /// to the end of the valid prefix.
@@ -748,7 +755,7 @@ mod tests {
         let (units, valid_up_to) = std_prefix(src, read);
         assert_eq!(out[..written], units[..], "{src:02X?}");
         assert!(if dense { read <= valid_up_to } else { read == valid_up_to }, "{src:02X?}: {read} {dense}");
-        let (read, written) = super::super::short_utf8_prefix_to_utf16(src, &mut out);
+        let (read, written) = super::super::utf8_prefix_to_utf16(src, &mut out);
         let (units, _) = std_prefix(src, read);
         assert_eq!((read, &out[..written]), (valid_up_to, &units[..]), "{src:02X?}");
     }
@@ -804,6 +811,16 @@ mod tests {
                 if mix & (1 << k) != 0 && (!(6..9).contains(&k) || next().is_multiple_of(20)) {
                     bytes.extend_from_slice(pieces[k as usize]);
                 }
+            }
+            check_prefix(&bytes);
+        }
+        // Dense text longer than a piece for the vector kernels (pieces end inside
+        // characters), with one error or none.
+        for k in 0..40 {
+            let mut bytes = "\u{434}\u{4E2D}ab\u{1F600}".repeat(700 + k * 37).into_bytes();
+            if k % 2 == 1 {
+                let at = (next() as usize) % bytes.len();
+                bytes[at] = 0xFF;
             }
             check_prefix(&bytes);
         }
