@@ -61,22 +61,14 @@ impl Utf8Decoder {
                     self.code_point = (byte & 0x1F) as u32;
                 }
                 0xE0..=0xEF => {
-                    if byte == 0xE0 {
-                        self.lower_boundary = 0xA0;
-                    }
-                    if byte == 0xED {
-                        self.upper_boundary = 0x9F;
-                    }
+                    // 0xE0: lower boundary 0xA0; 0xED: upper boundary 0x9F.
+                    (self.lower_boundary, self.upper_boundary) = crate::simd::scalar::utf8_second_byte_bounds(byte);
                     self.bytes_needed = 2;
                     self.code_point = (byte & 0xF) as u32;
                 }
                 0xF0..=0xF4 => {
-                    if byte == 0xF0 {
-                        self.lower_boundary = 0x90;
-                    }
-                    if byte == 0xF4 {
-                        self.upper_boundary = 0x8F;
-                    }
+                    // 0xF0: lower boundary 0x90; 0xF4: upper boundary 0x8F.
+                    (self.lower_boundary, self.upper_boundary) = crate::simd::scalar::utf8_second_byte_bounds(byte);
                     self.bytes_needed = 3;
                     self.code_point = (byte & 0x7) as u32;
                 }

@@ -320,13 +320,27 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
     n
 }
 
+/// The bounds of the byte after the lead byte `lead` in the standard's UTF-8 decoder:
+/// A0 to BF after E0 (no overlong forms), 80 to 9F after ED (no surrogates), 90 to BF
+/// after F0 (no overlong forms), 80 to 8F after F4 (nothing past U+10FFFF), 80 to BF
+/// otherwise.
+#[inline(always)]
+pub(crate) const fn utf8_second_byte_bounds(lead: u8) -> (u8, u8) {
+    match lead {
+        0xE0 => (0xA0, 0xBF),
+        0xED => (0x80, 0x9F),
+        0xF0 => (0x90, 0xBF),
+        0xF4 => (0x80, 0x8F),
+        _ => (0x80, 0xBF),
+    }
+}
+
 /// Decodes to UTF-16 the longest prefix of `src` that is whole, valid UTF-8, in one
 /// pass (each byte checked as it is decoded, with the bounds of the standard's UTF-8
-/// decoder: after E0 the next byte is A0 to BF, after ED 80 to 9F, after F0 90 to
-/// BF, after F4 80 to 8F); stops before a sequence that is invalid or cut by the end
-/// of `src`, or where the characters that are not ASCII come close together (as in
-/// [`utf8_to_utf16_sparse`]), which it says. Returns the bytes read, the units
-/// written, and whether it stopped there. `dst.len() >= src.len()`.
+/// decoder, [`utf8_second_byte_bounds`]); stops before a sequence that is invalid or
+/// cut by the end of `src`, or where the characters that are not ASCII come close
+/// together (as in [`utf8_to_utf16_sparse`]), which it says. Returns the bytes read,
+/// the units written, and whether it stopped there. `dst.len() >= src.len()`.
 ///
 /// The first stage of [`super::utf8_prefix_to_utf16`].
 pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
@@ -385,11 +399,7 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
                 written += 1;
             }
             0xE0..=0xEF => {
-                let (lower, upper) = match lead {
-                    0xE0 => (0xA0, 0xBF),
-                    0xED => (0x80, 0x9F),
-                    _ => (0x80, 0xBF),
-                };
+                let (lower, upper) = utf8_second_byte_bounds(lead);
                 if !within(src.get(read + 1), lower, upper) || !within(src.get(read + 2), 0x80, 0xBF) {
                     break;
                 }
@@ -400,11 +410,7 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
                 written += 1;
             }
             0xF0..=0xF4 => {
-                let (lower, upper) = match lead {
-                    0xF0 => (0x90, 0xBF),
-                    0xF4 => (0x80, 0x8F),
-                    _ => (0x80, 0xBF),
-                };
+                let (lower, upper) = utf8_second_byte_bounds(lead);
                 if !within(src.get(read + 1), lower, upper)
                     || !within(src.get(read + 2), 0x80, 0xBF)
                     || !within(src.get(read + 3), 0x80, 0xBF)
