@@ -320,6 +320,35 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
     n
 }
 
+/// The ASCII run at `read` (its first byte ASCII), widened into `dst` at `written`
+/// eight bytes a step, whole (the units past the run are scratch, overwritten by what
+/// follows; they stay within `dst` when it has room for as many units as `src` has
+/// bytes left, as each byte makes at most one unit); after two steps, the rest of the
+/// run in bulk ([`super::copy_ascii_to_utf16`]), so that the short runs between
+/// letters of other scripts make no call. Returns where the run ends, in both, or
+/// where fewer than eight bytes (or units of room) are left.
+#[inline(always)]
+fn widen_ascii_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
+    let mut steps = 0;
+    while let Some(chunk) = src[read..].first_chunk::<8>() {
+        let Some(out) = dst.get_mut(written..).and_then(|d| d.first_chunk_mut::<8>()) else { break };
+        *out = core::array::from_fn(|k| u16::from(chunk[k]));
+        let high = u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            let n = (high.trailing_zeros() / 8) as usize;
+            return (read + n, written + n);
+        }
+        read += 8;
+        written += 8;
+        steps += 1;
+        if steps == 2 {
+            let n = super::copy_ascii_to_utf16(&src[read..], &mut dst[written..]);
+            return (read + n, written + n);
+        }
+    }
+    (read, written)
+}
+
 /// The bounds of the byte after the lead byte `lead` in the standard's UTF-8 decoder:
 /// A0 to BF after E0 (no overlong forms), 80 to 9F after ED (no surrogates), 90 to BF
 /// after F0 (no overlong forms), 80 to 8F after F4 (nothing past U+10FFFF), 80 to BF
@@ -360,30 +389,7 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
         }
         match lead {
             0x00..=0x7F => {
-                // ASCII eight bytes a step, widened whole (the units past the run are
-                // overwritten by what follows, and stay within `dst`, as
-                // `written <= read`); a run longer than 16 goes on in bulk.
-                let mut steps = 0;
-                while let Some(chunk) = src[read..].first_chunk::<8>() {
-                    let Some(out) = dst[written..].first_chunk_mut::<8>() else { break };
-                    *out = core::array::from_fn(|k| u16::from(chunk[k]));
-                    let high = u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
-                    if high != 0 {
-                        let n = (high.trailing_zeros() / 8) as usize;
-                        read += n;
-                        written += n;
-                        break;
-                    }
-                    read += 8;
-                    written += 8;
-                    steps += 1;
-                    if steps == 2 {
-                        let n = super::copy_ascii_to_utf16(&src[read..], &mut dst[written..]);
-                        read += n;
-                        written += n;
-                        break;
-                    }
-                }
+                (read, written) = widen_ascii_run(src, dst, read, written);
                 if src.get(read).is_some_and(|&b| b < 0x80) {
                     dst[written] = u16::from(src[read]);
                     read += 1;
@@ -470,7 +476,7 @@ fn utf8_to_utf16_while<const SPARSE: bool>(s: &str, dst: &mut [u16]) -> (usize, 
     let mut written = 0;
     // Where the last character that was not ASCII started, and the heat then.
     let (mut last, mut heat) = (0usize, 0usize);
-    'chars: while let Some(&lead) = bytes.get(read) {
+    while let Some(&lead) = bytes.get(read) {
         if SPARSE && lead >= 0x80 {
             heat = heat.saturating_sub(read - last) + SPARSE_GAP;
             last = read;
@@ -481,32 +487,8 @@ fn utf8_to_utf16_while<const SPARSE: bool>(s: &str, dst: &mut [u16]) -> (usize, 
         // `s` is valid UTF-8, so each lead byte is followed by its continuation bytes.
         match lead {
             0x00..=0x7F => {
-                // ASCII eight bytes a step, widened whole (the units after the run
-                // are scratch, overwritten by what follows; they stay within
-                // `s.len()`, as `written <= read`), with no call for the short runs
-                // between accented letters; a run longer than 16 goes on in bulk.
-                let mut steps = 0;
-                while let Some(chunk) = bytes[read..].first_chunk::<8>() {
-                    let Some(out) = dst.get_mut(written..).and_then(|d| d.first_chunk_mut::<8>()) else { break };
-                    *out = core::array::from_fn(|k| chunk[k] as u16);
-                    let high = u64::from_le_bytes(*chunk) & 0x8080_8080_8080_8080;
-                    if high != 0 {
-                        // At least the lead byte is ASCII.
-                        let n = (high.trailing_zeros() / 8) as usize;
-                        read += n;
-                        written += n;
-                        continue 'chars;
-                    }
-                    read += 8;
-                    written += 8;
-                    steps += 1;
-                    if steps == 2 {
-                        let n = super::copy_ascii_to_utf16(&bytes[read..], &mut dst[written..]);
-                        read += n;
-                        written += n;
-                        continue 'chars;
-                    }
-                }
+                // `dst` has room for as many units as `s` has bytes (`written <= read`).
+                (read, written) = widen_ascii_run(bytes, dst, read, written);
                 if bytes.get(read).is_some_and(|&b| b < 0x80) {
                     // The last bytes.
                     dst[written] = bytes[read] as u16;
