@@ -377,13 +377,16 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
     let (mut read, mut written) = (0, 0);
     // Where the last character that was not ASCII started, and the heat then.
     let (mut last, mut heat) = (0usize, 0usize);
+    // Dense text is handed over only where enough of it is left to pay for the vector
+    // kernels' set-up.
+    let dense_end = src.len().saturating_sub(DENSE_MIN);
     // A byte `b` is a continuation byte from `lower` to `upper`.
     let within = |b: Option<&u8>, lower: u8, upper: u8| b.is_some_and(|&b| (lower..=upper).contains(&b));
     while let Some(&lead) = src.get(read) {
         if lead >= 0x80 {
             heat = heat.saturating_sub(read - last) + SPARSE_GAP;
             last = read;
-            if heat >= SPARSE_HEAT {
+            if heat >= SPARSE_HEAT && read < dense_end {
                 return (read, written, true);
             }
         }
@@ -405,15 +408,25 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
                 written += 1;
             }
             0xE0..=0xEF => {
-                let (lower, upper) = utf8_second_byte_bounds(lead);
-                if !within(src.get(read + 1), lower, upper) || !within(src.get(read + 2), 0x80, 0xBF) {
+                // A run of three-byte characters (most of CJK and the Indic and
+                // Southeast Asian scripts), each checked without a branch on its lead.
+                let Some(unit) = src.get(read..read + 3).and_then(three_byte_unit) else {
                     break;
-                }
-                dst[written] = (u16::from(lead & 0x0F) << 12)
-                    | (u16::from(src[read + 1] & 0x3F) << 6)
-                    | u16::from(src[read + 2] & 0x3F);
+                };
+                dst[written] = unit;
                 read += 3;
                 written += 1;
+                while let Some(unit) = src.get(read..read + 3).and_then(three_byte_unit) {
+                    // The heat as at the top of the loop, three bytes after the last.
+                    heat += SPARSE_GAP - 3;
+                    last = read;
+                    if heat >= SPARSE_HEAT && read < dense_end {
+                        return (read, written, true);
+                    }
+                    dst[written] = unit;
+                    read += 3;
+                    written += 1;
+                }
             }
             0xF0..=0xF4 => {
                 let (lower, upper) = utf8_second_byte_bounds(lead);
@@ -440,6 +453,18 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
     (read, written, false)
 }
 
+/// The UTF-16 unit of the three bytes `b` (`b.len() == 3`) if they are a whole, valid
+/// three-byte sequence: a lead byte from E0 to EF and two continuation bytes, not
+/// overlong (below U+0800, the standard's bound of A0 after E0) and not a surrogate
+/// (the bound of 9F after ED).
+#[inline(always)]
+fn three_byte_unit(b: &[u8]) -> Option<u16> {
+    let (b0, b1, b2) = (b[0], b[1], b[2]);
+    let unit = (u16::from(b0 & 0x0F) << 12) | (u16::from(b1 & 0x3F) << 6) | u16::from(b2 & 0x3F);
+    let shape = b0 & 0xF0 == 0xE0 && b1 & 0xC0 == 0x80 && b2 & 0xC0 == 0x80;
+    (shape && unit >= 0x800 && unit & 0xF800 != 0xD800).then_some(unit)
+}
+
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
 /// Returns the units written.
 #[inline]
@@ -464,6 +489,10 @@ pub(crate) fn utf8_to_utf16_sparse(s: &str, dst: &mut [u16]) -> (usize, usize) {
 /// [`utf8_to_utf16_sparse`]: the "heat" grows by this much at each such character
 /// and falls by one a byte, and at [`SPARSE_HEAT`] the loop stops.
 pub(crate) const SPARSE_GAP: usize = 16;
+
+/// The fewest bytes left at which [`utf8_prefix_to_utf16`] hands dense text to the
+/// vector kernels.
+const DENSE_MIN: usize = 128;
 
 /// See [`SPARSE_GAP`]: about six characters close together.
 const SPARSE_HEAT: usize = 4 * SPARSE_GAP;
@@ -759,6 +788,8 @@ mod tests {
                 if (0xE0..=0xEF).contains(&first) {
                     for third in 0..=255u8 {
                         check_prefix(&[first, second, third]);
+                        // The same after a three-byte character: the run loop's check.
+                        check_prefix(&[0xE4, 0xB8, 0x80, first, second, third]);
                     }
                 }
                 if first >= 0xF0 {
