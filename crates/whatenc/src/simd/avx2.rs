@@ -5,7 +5,8 @@
 //! [`super::scalar::utf8_valid_up_to`] and [`super::scalar::copy_valid_utf8_prefix`])
 //! and the tests compare them.
 //!
-//! The check is the lookup method of Keiser and Lemire ("Validating UTF-8 in less
+//! The check (written once over AVX2 and SSSE3 vectors, in [`super::utf8_check`]) is
+//! the lookup method of Keiser and Lemire ("Validating UTF-8 in less
 //! than one instruction per byte") with the error kinds of [`super::avx512`]: each
 //! byte, with the byte before it, is looked up in three 16-entry tables (one
 //! `vpshufb` each, the same table in both 128-bit lanes), indexed by the previous
@@ -61,9 +62,8 @@ use core::arch::x86_64::{
 };
 use core::mem::MaybeUninit;
 
-use super::avx512::{
-    COPY_STEP, DENSE, KINDS, SPARSE, TWO_CONTINUATIONS, copy_valid_prefix_after, two_modes, valid_up_to_after,
-};
+use super::avx512::{COPY_STEP, DENSE, SPARSE, copy_valid_prefix_after, valid_up_to_after};
+use super::utf8_check::{self, Bytes, Steps};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX2, and
 /// the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -80,46 +80,6 @@ pub(crate) fn cpu_has() -> bool {
 }
 
 const BLOCK: usize = 32;
-
-/// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
-/// 16 entries, twice (`vpshufb` looks up within each 128-bit lane).
-const fn table(which: usize) -> [u8; BLOCK] {
-    let mut out = [0u8; BLOCK];
-    let mut i = 0;
-    while i < BLOCK {
-        let nibble = i % 16;
-        let mut k = 0;
-        while k < KINDS.len() {
-            let set = match which {
-                0 => KINDS[k].1,
-                1 => KINDS[k].2,
-                _ => KINDS[k].3,
-            };
-            if (set >> nibble) & 1 != 0 {
-                out[i] |= KINDS[k].0;
-            }
-            k += 1;
-        }
-        i += 1;
-    }
-    out
-}
-
-static PREV_HIGH: [u8; BLOCK] = table(0);
-static PREV_LOW: [u8; BLOCK] = table(1);
-static OWN_HIGH: [u8; BLOCK] = table(2);
-
-/// Per byte of a block, the largest value that leaves no sequence open at the end of
-/// the block: any byte but the last three; the third last below F0, the second last
-/// below E0, the last below C0. A saturating subtraction of these is zero exactly
-/// when the block ends on a character boundary (or an error that its check finds).
-static CLOSED: [u8; BLOCK] = {
-    let mut max = [0xFF; BLOCK];
-    max[BLOCK - 3] = 0xEF;
-    max[BLOCK - 2] = 0xDF;
-    max[BLOCK - 1] = 0xBF;
-    max
-};
 
 /// Loads 32 bytes from `p`.
 ///
@@ -141,228 +101,75 @@ unsafe fn store(p: *mut u8, v: __m256i) {
     unsafe { _mm256_storeu_si256(p.cast(), v) }
 }
 
-/// Whether any byte of `v` has its sign bit set (is not ASCII).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn any_high(v: __m256i) -> bool {
-    _mm256_movemask_epi8(v) != 0
-}
-
-/// Whether `v` is all zeros.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn all_zero(v: __m256i) -> bool {
-    _mm256_testz_si256(v, v) == 1
-}
-
-/// Whether the block `bytes` ends on a character boundary (or on an error its own
-/// check finds): see [`CLOSED`].
-///
-/// # Safety
-/// The CPU must have AVX2.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn closed(bytes: __m256i) -> bool {
-    // SAFETY: `CLOSED` is 32 bytes. The CPU has AVX2: this function enables it, and its
-    // callers checked.
-    all_zero(_mm256_subs_epu8(bytes, unsafe { load(CLOSED.as_ptr()) }))
-}
-
-/// The block of 32 bytes `bytes`, loaded from `p`, mapped to the errors each byte
-/// shows (nonzero bytes where there are errors).
-///
-/// # Safety
-/// The three bytes before `p` must be readable too (the end of the previous block,
-/// or zeros), and the CPU must have AVX2.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn block_errors(p: *const u8, bytes: __m256i) -> __m256i {
-    // SAFETY: the caller makes `p - 3 .. p + 32` readable. The CPU has AVX2: this
-    // function enables it, and its callers checked.
-    let (prev1, prev2, prev3) = unsafe { (load(p.sub(1)), load(p.sub(2)), load(p.sub(3))) };
-    // SAFETY: the tables are 32 bytes each. The CPU has AVX2, as above.
-    let (prev_high_t, prev_low_t, own_high_t) =
-        unsafe { (load(PREV_HIGH.as_ptr()), load(PREV_LOW.as_ptr()), load(OWN_HIGH.as_ptr())) };
-    let nibble = _mm256_set1_epi8(0x0F);
-    // `vpshufb` gives zero for an index with its sign bit set: every index is masked
-    // to its nibble.
-    let high = |v: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble);
-    // The error kinds each byte may show: the AND of the three lookups.
-    let kinds = _mm256_and_si256(
-        _mm256_and_si256(
-            _mm256_shuffle_epi8(prev_high_t, high(prev1)),
-            _mm256_shuffle_epi8(prev_low_t, _mm256_and_si256(prev1, nibble)),
-        ),
-        _mm256_shuffle_epi8(own_high_t, high(bytes)),
-    );
-    // The third and fourth bytes of sequences, where two continuation bytes are due:
-    // the byte two back is E0 or more, or the one three back F0 or more, which the
-    // subtractions (saturating at zero) turn into a set sign bit.
-    let inside = _mm256_or_si256(
-        _mm256_subs_epu8(prev2, _mm256_set1_epi8(0x60)),
-        _mm256_subs_epu8(prev3, _mm256_set1_epi8(0x70)),
-    );
-    // TWO_CONTINUATIONS, the sign bit, is an error exactly where it is not due.
-    _mm256_xor_si256(kinds, _mm256_and_si256(inside, _mm256_set1_epi8(TWO_CONTINUATIONS as i8)))
+impl Bytes for __m256i {
+    const LEN: usize = BLOCK;
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the trait's contract: 32 readable bytes at `p`, and AVX2.
+        unsafe { load(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        // SAFETY: the trait's contract: 32 writable bytes at `p`, and AVX2.
+        unsafe { store(p, self) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY (this method and those below): the trait's contract, the CPU has AVX2.
+        unsafe { _mm256_setzero_si256() }
+    }
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Self {
+        unsafe { _mm256_set1_epi8(byte as i8) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        unsafe { _mm256_or_si256(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        unsafe { _mm256_and_si256(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        unsafe { _mm256_xor_si256(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        unsafe { _mm256_subs_epu8(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        // `vpshufb` gives zero for an index with its sign bit set: masked to the nibble.
+        unsafe { _mm256_and_si256(_mm256_srli_epi16::<4>(self), _mm256_set1_epi8(0x0F)) }
+    }
+    #[inline(always)]
+    unsafe fn lookup(self, indexes: Self) -> Self {
+        unsafe { _mm256_shuffle_epi8(self, indexes) }
+    }
+    #[inline(always)]
+    unsafe fn sign_bits(self) -> u32 {
+        unsafe { _mm256_movemask_epi8(self) as u32 }
+    }
+    #[inline(always)]
+    unsafe fn is_zero(self) -> bool {
+        unsafe { _mm256_testz_si256(self, self) == 1 }
+    }
 }
 
 /// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
 const RUN: usize = 4;
 
-/// One step of the main loop: the `N` blocks at `pos`, checked unless they are ASCII
-/// with no sequence open before them, copied to `dst` when `COPY`. `None` when they
-/// show an error; otherwise whether they had to be checked. Updates `open`.
-///
-/// # Safety
-/// `pos - 3 .. pos + N * 32` must be inside `src`, and with `COPY` inside `dst` too;
-/// the CPU must have AVX2.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn step<const N: usize, const COPY: bool>(
-    src: *const u8,
-    dst: *mut u8,
-    pos: usize,
-    open: &mut u32,
-) -> Option<bool> {
-    // SAFETY: the caller makes `pos - 3 .. pos + N * 32` readable.
-    let p = unsafe { src.add(pos) };
-    let mut blocks = [_mm256_setzero_si256(); N];
-    let mut all = _mm256_setzero_si256();
-    for (i, block) in blocks.iter_mut().enumerate() {
-        // SAFETY: as above; the CPU has AVX2, the caller's precondition.
-        *block = unsafe { load(p.add(i * BLOCK)) };
-        all = _mm256_or_si256(all, *block);
-    }
-    // One test for both: the sign bits, and whether a sequence is open before.
-    let checked = (_mm256_movemask_epi8(all) as u32 | *open) != 0;
-    if checked {
-        let mut errors = _mm256_setzero_si256();
-        for (i, &block) in blocks.iter().enumerate() {
-            // SAFETY: as above.
-            errors = _mm256_or_si256(errors, unsafe { block_errors(p.add(i * BLOCK), block) });
-        }
-        if !all_zero(errors) {
-            return None;
-        }
-        // SAFETY: the CPU has AVX2, as above.
-        *open = u32::from(!unsafe { closed(blocks[N - 1]) });
-    }
-    if COPY {
-        for (i, &block) in blocks.iter().enumerate() {
-            // SAFETY: the caller makes `pos .. pos + N * 32` writable in `dst`.
-            unsafe { store(dst.add(pos + i * BLOCK), block) };
-        }
-    }
-    Some(checked)
-}
-
-/// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
-/// `src.len()` bytes). `Ok` when it is all valid; otherwise `Err(at)` where `src[..at]`
-/// is valid UTF-8 but for, possibly, a sequence cut at `at` (no error shows before
-/// `at`), and `src[..at]` has been copied: the contract of [`super::avx512`]'s twin,
-/// which [`super::avx512::valid_up_to_from`] completes.
+/// The check of [`super::utf8_check`] with AVX2 vectors (see the module doc);
+/// `Err(at)` as there.
 ///
 /// # Safety
 /// The CPU must have AVX2; with `COPY`, `dst` must have room for `src.len()` bytes
 /// and not overlap `src`.
 #[target_feature(enable = "avx2")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
-    let len = src.len();
-    let base = src.as_ptr();
-    // The first block and the tail go through this: three bytes before, 32 after.
-    let mut padded = [0u8; 3 + BLOCK];
-    let mut pos = 0;
-    // Nonzero when a sequence is left open before `pos`.
-    let mut open = 0u32;
-    if len >= BLOCK {
-        padded[3..].copy_from_slice(&src[..BLOCK]);
-        // SAFETY: `padded` holds the block and three zeros before it. The CPU has
-        // AVX2: this function enables it, and its callers checked.
-        let bytes = unsafe { load(padded.as_ptr().add(3)) };
-        if any_high(bytes) {
-            // SAFETY: as above.
-            if !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
-                return Err(0);
-            }
-            // SAFETY: the CPU has AVX2, as above.
-            open = u32::from(!unsafe { closed(bytes) });
-        }
-        if COPY {
-            // SAFETY: `dst` has room for `len >= 32` bytes. The CPU has AVX2, as above.
-            unsafe { store(dst, bytes) };
-        }
-        pos = BLOCK;
-        // With the copy, which measured no faster in two modes, steps of four blocks.
-        while COPY && pos + COPY_STEP * BLOCK <= len {
-            // SAFETY: `pos - 3 .. pos + 128` is inside `src` (pos >= 32), and `dst` has
-            // room for `len` bytes. The CPU has AVX2: this function enables it, and its
-            // callers checked.
-            super::x86_64::prefetch_ahead(src, pos, COPY_STEP * BLOCK / 64);
-            if unsafe { step::<COPY_STEP, COPY>(base, dst, pos, &mut open) }.is_none() {
-                return Err(pos);
-            }
-            pos += COPY_STEP * BLOCK;
-        }
-        if !COPY {
-            pos = two_modes(pos, len, BLOCK, RUN, |pos, dense| {
-                super::x86_64::prefetch_ahead(src, pos, if dense { DENSE } else { SPARSE } * BLOCK / 64);
-                // SAFETY: `two_modes` calls this at `pos` with a dense step left (`pos + DENSE * BLOCK <= len`), and
-                // `pos >= BLOCK` (so the three bytes before are inside `src`); no copy.
-                // The CPU has AVX2: this function enables it, and its callers
-                // checked.
-                unsafe {
-                    if dense {
-                        step::<DENSE, COPY>(base, dst, pos, &mut open)
-                    } else {
-                        step::<SPARSE, COPY>(base, dst, pos, &mut open)
-                    }
-                }
-            })?;
-        }
-        while pos + BLOCK <= len {
-            // SAFETY: `pos - 3 .. pos + 32` is inside `src` (pos >= 32). The CPU has
-            // AVX2: this function enables it, and its callers checked.
-            let p = unsafe { base.add(pos) };
-            // SAFETY: as above.
-            let bytes = unsafe { load(p) };
-            if open != 0 || any_high(bytes) {
-                // SAFETY: as above.
-                if !all_zero(unsafe { block_errors(p, bytes) }) {
-                    return Err(pos);
-                }
-                // SAFETY: the CPU has AVX2, as above.
-                open = u32::from(!unsafe { closed(bytes) });
-            }
-            if COPY {
-                // SAFETY: `dst` has room for `len` bytes. The CPU has AVX2, as above.
-                unsafe { store(dst.add(pos), bytes) };
-            }
-            pos += BLOCK;
-        }
-    }
-    if pos < len {
-        // The tail, shorter than a block, with zeros after it: a sequence cut by the
-        // end meets them and shows as an error.
-        let before = pos.min(3);
-        padded = [0u8; 3 + BLOCK];
-        padded[3 - before..3 + len - pos].copy_from_slice(&src[pos - before..]);
-        // SAFETY: `padded` holds the tail, zeros after it and three bytes before. The
-        // CPU has AVX2: this function enables it, and its callers checked.
-        let bytes = unsafe { load(padded.as_ptr().add(3)) };
-        // SAFETY: as above.
-        if (open != 0 || any_high(bytes)) && !all_zero(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
-            return Err(pos);
-        }
-        if COPY {
-            // SAFETY: `dst` has room for `len` bytes, `src` holds them, and they do not
-            // overlap (the caller's precondition).
-            unsafe { core::ptr::copy_nonoverlapping(base.add(pos), dst.add(pos), len - pos) };
-        }
-    } else if open != 0 {
-        // Ends on a block boundary with a sequence open.
-        return Err(len);
-    }
-    Ok(())
+    // SAFETY: the caller's precondition, and this function enables AVX2.
+    unsafe { utf8_check::check::<__m256i, COPY, SPARSE, DENSE, COPY_STEP, RUN>(Steps, src, dst) }
 }
 
 /// Whether `src` is all valid UTF-8.
@@ -713,7 +520,9 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::avx512::tests::{long_sequences, long_texts, mode_switches, random_inputs, short_sequences};
+    use super::super::avx512::tests::{
+        long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
+    };
     use super::super::scalar;
     use super::*;
     use alloc::vec;
@@ -723,21 +532,7 @@ mod tests {
     /// `copy`).
     fn same(bytes: &[u8], copy: bool) {
         assert!(cpu_has(), "the callers check the CPU first");
-        let expected = scalar::utf8_valid_up_to(bytes);
-        // SAFETY (every call below): the CPU has AVX2, as just asserted.
-        assert_eq!(unsafe { is_valid(bytes) }, expected == bytes.len(), "{bytes:02X?}");
-        assert_eq!(unsafe { valid_up_to(bytes) }, expected, "{bytes:02X?}");
-        if copy {
-            let mut out = vec![MaybeUninit::new(0xAAu8); bytes.len() + 1];
-            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out) }, expected, "{bytes:02X?}");
-            // SAFETY: the kernel wrote (or the fill left) every byte.
-            let copied: Vec<u8> = out[..expected].iter().map(|b| unsafe { b.assume_init() }).collect();
-            assert_eq!(copied, &bytes[..expected]);
-            // A destination shorter than the input.
-            let short = bytes.len() / 2;
-            let expected = scalar::utf8_valid_up_to(&bytes[..short]);
-            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out[..short]) }, expected, "{bytes:02X?}");
-        }
+        same_as_twins(bytes, copy, (is_valid, valid_up_to, copy_valid_prefix));
     }
 
     /// Every byte pair (and every lone byte) at the offsets around the first block,

@@ -407,6 +407,22 @@ pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) 
     copy_valid_prefix_after(src, dst, checked)
 }
 
+/// A step of [`two_modes`]: `step(pos, dense)` checks the step at `pos` (`None` on an
+/// error; otherwise whether it had to be checked). A closure is one; so is the
+/// generic check's stepper in [`super::utf8_check`], whose method is inlined where a
+/// closure's body would not be (it would not take its caller's target features).
+pub(super) trait ModeStep {
+    /// Checks the step at `pos`, a dense one when `dense`.
+    fn step(&mut self, pos: usize, dense: bool) -> Option<bool>;
+}
+
+impl<F: FnMut(usize, bool) -> Option<bool>> ModeStep for F {
+    #[inline(always)]
+    fn step(&mut self, pos: usize, dense: bool) -> Option<bool> {
+        self(pos, dense)
+    }
+}
+
 /// The main loop of the validation kernels without the copy, in two modes (see the
 /// module doc), for blocks of `block` bytes: sparse steps of [`SPARSE`] blocks while
 /// few of them need checking, dense steps of [`DENSE`] blocks once the heat reaches
@@ -422,7 +438,7 @@ pub(super) fn two_modes(
     len: usize,
     block: usize,
     run: usize,
-    mut step: impl FnMut(usize, bool) -> Option<bool>,
+    mut step: impl ModeStep,
 ) -> Result<usize, usize> {
     let (sparse, dense) = (SPARSE * block, DENSE * block);
     let (heat_per_step, hot) = (HEAT * sparse, HOT * sparse);
@@ -437,7 +453,7 @@ pub(super) fn two_modes(
             // Where the last step that had to check ended, and the heat since.
             let (mut last, mut heat) = (pos, 0usize);
             while pos <= limit {
-                let Some(checked) = step(pos, false) else { return Err(pos) };
+                let Some(checked) = step.step(pos, false) else { return Err(pos) };
                 pos += sparse;
                 if checked {
                     heat = heat.saturating_sub(pos - last) + heat_per_step;
@@ -452,7 +468,7 @@ pub(super) fn two_modes(
             // ASCII steps in a row.
             let mut ascii = 0;
             while pos <= limit {
-                let Some(checked) = step(pos, true) else { return Err(pos) };
+                let Some(checked) = step.step(pos, true) else { return Err(pos) };
                 pos += dense;
                 ascii = if checked { 0 } else { ascii + 1 };
                 if ascii >= run {
@@ -478,8 +494,20 @@ pub(super) mod tests {
     /// `copy`).
     fn same(bytes: &[u8], copy: bool) {
         assert!(available(), "the callers check the CPU first");
+        same_as_twins(bytes, copy, (is_valid, valid_up_to, copy_valid_prefix));
+    }
+
+    /// One ISA's validation kernels: `is_valid`, `valid_up_to`, `copy_valid_prefix`.
+    pub(in super::super) type Kernels =
+        (unsafe fn(&[u8]) -> bool, unsafe fn(&[u8]) -> usize, unsafe fn(&[u8], &mut [MaybeUninit<u8>]) -> usize);
+
+    /// Compares `kernels` with their twins on `bytes` (the fused copy too when
+    /// `copy`); the caller has checked that the CPU has their instructions.
+    pub(in super::super) fn same_as_twins(bytes: &[u8], copy: bool, kernels: Kernels) {
+        let (is_valid, valid_up_to, copy_valid_prefix) = kernels;
         let expected = scalar::utf8_valid_up_to(bytes);
-        // SAFETY (every call below): the CPU has the features, as just asserted.
+        // SAFETY (every call below): the CPU has the kernels' instructions, as the
+        // caller checked.
         assert_eq!(unsafe { is_valid(bytes) }, expected == bytes.len(), "{bytes:02X?}");
         assert_eq!(unsafe { valid_up_to(bytes) }, expected, "{bytes:02X?}");
         if copy {

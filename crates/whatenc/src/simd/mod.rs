@@ -64,6 +64,8 @@ mod shuffles;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod ssse3;
 pub(crate) mod utf16_to_utf8;
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+mod utf8_check;
 pub(crate) mod utf8_out;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod x86_64;
@@ -202,9 +204,9 @@ mod long_run {
 }
 
 /// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it, else the
-/// AVX2 one (each detected once, at run time, with `std`, and within the cap on the
-/// tier), otherwise simdutf8's fastest kernel for this CPU; the text when all of
-/// `bytes` is valid.
+/// AVX2 one, else the SSSE3 one (each detected once, at run time, with `std`, and
+/// within the cap on the tier), otherwise (the SSE2 and portable tiers) simdutf8's
+/// fastest kernel for this CPU; the text when all of `bytes` is valid.
 ///
 /// simdutf8's `compat` flavour, not `basic`: `basic` checks every block in full once
 /// it has met one non-ASCII byte, `compat` goes back to its ASCII loop, and on text
@@ -221,6 +223,9 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
         } else if avx2::available() {
             // SAFETY: the CPU has AVX2, as `available` just said.
             Some(unsafe { avx2::is_valid(bytes) })
+        } else if ssse3::available() {
+            // SAFETY: the CPU has SSSE3, as `available` just said.
+            Some(unsafe { ssse3::is_valid(bytes) })
         } else {
             None
         };
@@ -245,6 +250,9 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
         } else if avx2::available() {
             // SAFETY: the CPU has AVX2, as `available` just said.
             Some(unsafe { avx2::valid_up_to(bytes) })
+        } else if ssse3::available() {
+            // SAFETY: the CPU has SSSE3, as `available` just said.
+            Some(unsafe { ssse3::valid_up_to(bytes) })
         } else {
             None
         };
@@ -264,7 +272,7 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 
 /// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
 /// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW
-/// and AVX-512VBMI, or AVX2, one pass validates and copies.
+/// and AVX-512VBMI, AVX2 or SSSE3, one pass validates and copies.
 #[inline]
 pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
@@ -281,6 +289,9 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
         } else if avx2::available() {
             // SAFETY: the CPU has AVX2, as `available` just said.
             Some(unsafe { avx2::copy_valid_prefix(src, vec.spare_capacity_mut()) })
+        } else if ssse3::available() {
+            // SAFETY: the CPU has SSSE3, as `available` just said.
+            Some(unsafe { ssse3::copy_valid_prefix(src, vec.spare_capacity_mut()) })
         } else {
             None
         };

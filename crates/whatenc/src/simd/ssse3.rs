@@ -1,6 +1,12 @@
 //! SSSE3 kernels, chosen at run time (with `std`) where the CPU has SSSE3. Each one
 //! is the twin of a function in [`super::scalar`] and is tested against it.
 //!
+//! The UTF-8 check ([`is_valid`], [`valid_up_to`], and [`copy_valid_prefix`], fused
+//! with a copy) is the AVX2 kernel's, in [`super::utf8_check`], with 16-byte vectors
+//! in steps of the same bytes. Before it, the tier below AVX2 validated with
+//! simdutf8, whose SIMD kernels need SSE4.2 (without it, the standard library's
+//! check), and copied in a second pass.
+//!
 //! [`utf8_to_utf16`] transcodes valid UTF-8 a block at a time: the continuation
 //! bytes among the next 16 tell where the characters of the first 12 end; that
 //! 12-bit mask picks one of the `PATTERNS` (in `super::shuffles`), which gathers the bytes of the first
@@ -11,12 +17,17 @@
 //! chunk of 64 ASCII bytes is widened at once, with no masks or steps.
 
 use core::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_srli_epi16, _mm_srli_epi32,
-    _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+    __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+    _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_srli_epi16,
+    _mm_srli_epi32, _mm_storel_epi64, _mm_storeu_si128, _mm_subs_epu8, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+    _mm_xor_si128,
 };
 
+use core::mem::MaybeUninit;
+
+use super::avx512::{COPY_STEP, DENSE, SPARSE, copy_valid_prefix_after, valid_up_to_after};
 use super::shuffles::{FALLBACK, PATTERNS, TWO_BYTE_PATTERNS, one_character, pattern_of_ends};
+use super::utf8_check::{self, Bytes, Steps};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows SSSE3,
 /// and the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -31,6 +42,122 @@ pub(crate) fn available() -> bool {
 #[inline(always)]
 pub(crate) fn cpu_has() -> bool {
     super::cpu_has!("ssse3")
+}
+
+impl Bytes for __m128i {
+    const LEN: usize = 16;
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the trait's contract: 16 readable bytes at `p`; SSE2 is x86_64's
+        // baseline.
+        unsafe { _mm_loadu_si128(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        // SAFETY: the trait's contract: 16 writable bytes at `p`.
+        unsafe { _mm_storeu_si128(p.cast(), self) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY (this method and those below): SSE2 is the baseline, and the trait's
+        // contract gives SSSE3 for `lookup`.
+        unsafe { _mm_setzero_si128() }
+    }
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Self {
+        unsafe { _mm_set1_epi8(byte as i8) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        unsafe { _mm_or_si128(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        unsafe { _mm_and_si128(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        unsafe { _mm_xor_si128(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        unsafe { _mm_subs_epu8(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        // `pshufb` gives zero for an index with its sign bit set: masked to the nibble.
+        unsafe { _mm_and_si128(_mm_srli_epi16::<4>(self), _mm_set1_epi8(0x0F)) }
+    }
+    #[inline(always)]
+    unsafe fn lookup(self, indexes: Self) -> Self {
+        unsafe { _mm_shuffle_epi8(self, indexes) }
+    }
+    #[inline(always)]
+    unsafe fn sign_bits(self) -> u32 {
+        unsafe { _mm_movemask_epi8(self) as u32 }
+    }
+    #[inline(always)]
+    unsafe fn is_zero(self) -> bool {
+        // No `ptest` before SSE4.1: the bytes equal to zero, all sixteen.
+        unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self, _mm_setzero_si128())) == 0xFFFF }
+    }
+}
+
+/// The UTF-8 check of [`super::utf8_check`] with 16-byte vectors, in steps of the
+/// same bytes as the AVX2 kernel's (twice the blocks); `Err(at)` as there.
+///
+/// # Safety
+/// The CPU must have SSSE3; with `COPY`, `dst` must have room for `src.len()` bytes
+/// and not overlap `src`.
+#[target_feature(enable = "ssse3")]
+unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
+    // SAFETY: the caller's precondition, and this function enables SSSE3.
+    unsafe { utf8_check::check::<__m128i, COPY, { 2 * SPARSE }, { 2 * DENSE }, { 2 * COPY_STEP }, 4>(Steps, src, dst) }
+}
+
+/// Whether `src` is all valid UTF-8: the twin of [`super::scalar::utf8_valid_up_to`]
+/// (`== src.len()`).
+///
+/// # Safety
+/// The CPU must have SSSE3: call it only where [`cpu_has`] (or [`available`])
+/// returned `true`.
+#[inline]
+pub(crate) unsafe fn is_valid(src: &[u8]) -> bool {
+    debug_assert!(cpu_has());
+    // SAFETY: the CPU has SSSE3 (the caller's precondition); `check` reads only `src`
+    // without `COPY`.
+    unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
+}
+
+/// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`):
+/// the twin of [`super::scalar::utf8_valid_up_to`].
+///
+/// # Safety
+/// The CPU must have SSSE3: call it only where [`cpu_has`] (or [`available`])
+/// returned `true`.
+#[inline]
+pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
+    debug_assert!(cpu_has());
+    // SAFETY: the CPU has SSSE3 (the caller's precondition); `check` reads only `src`
+    // without `COPY`.
+    valid_up_to_after(src, unsafe { check::<false>(src, core::ptr::null_mut()) })
+}
+
+/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
+/// validating as it copies; returns its length: the twin of
+/// [`super::scalar::copy_valid_utf8_prefix`].
+///
+/// # Safety
+/// The CPU must have SSSE3: call it only where [`cpu_has`] (or [`available`])
+/// returned `true`.
+#[inline]
+pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+    debug_assert!(cpu_has());
+    let src = &src[..src.len().min(dst.len())];
+    // SAFETY: the CPU has SSSE3 (the caller's precondition); `dst` has room for all of
+    // `src` and does not overlap it (it is a `&mut`).
+    let checked = unsafe { check::<true>(src, dst.as_mut_ptr().cast::<u8>()) };
+    copy_valid_prefix_after(src, dst, checked)
 }
 
 /// Twin of [`super::scalar::utf8_to_utf16`]: transcodes valid UTF-8 to UTF-16; the
@@ -309,9 +436,69 @@ unsafe fn utf8_to_utf16_ssse3(s: &str, dst: &mut [u16]) -> usize {
 
 #[cfg(test)]
 pub(super) mod tests {
+    use super::super::avx512::tests::{
+        long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
+    };
     use super::super::scalar;
+    use super::{copy_valid_prefix, cpu_has, is_valid, valid_up_to};
     use alloc::string::String;
     use alloc::vec;
+
+    /// Compares the UTF-8 check's kernels with their twins on `bytes` (the fused copy
+    /// too when `copy`).
+    fn same(bytes: &[u8], copy: bool) {
+        assert!(cpu_has(), "the callers check the CPU first");
+        same_as_twins(bytes, copy, (is_valid, valid_up_to, copy_valid_prefix));
+    }
+
+    /// Every byte pair (and every lone byte) at the offsets around the first block
+    /// (16 bytes), the first steps (64, 128 and 256 bytes), and the tail, in inputs
+    /// that end there or run on.
+    #[test]
+    fn ssse3_check_short_sequences_at_every_offset() {
+        if !cpu_has() {
+            return;
+        }
+        let offsets =
+            (0..=38).chain(45..=51).chain(77..=83).chain(141..=147).chain(269..=275).chain(333..=339).chain(397..=403);
+        short_sequences(offsets, 38, &[16, 32, 35, 80, 144, 170], same);
+    }
+
+    /// Every lead byte from C0 with every second byte and a sample of third and
+    /// fourth bytes, across block and step boundaries.
+    #[test]
+    fn ssse3_check_long_sequences_at_boundaries() {
+        if !cpu_has() {
+            return;
+        }
+        long_sequences(&[0, 13, 14, 15, 46, 78, 141, 142, 143, 270, 334, 397, 398, 399], 16, 64, same);
+    }
+
+    #[test]
+    fn ssse3_check_random_inputs_at_every_alignment() {
+        if !cpu_has() {
+            return;
+        }
+        random_inputs(0x2545_F491_4F6C_DD1D, 1_000_000, 300, same);
+    }
+
+    #[test]
+    fn ssse3_check_long_texts_with_one_error_anywhere() {
+        if !cpu_has() {
+            return;
+        }
+        long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
+    }
+
+    /// Switches between the sparse and the dense mode of the main loop, with errors
+    /// and cut characters at every position around them.
+    #[test]
+    fn ssse3_check_mode_switches() {
+        if !cpu_has() {
+            return;
+        }
+        mode_switches(same);
+    }
 
     /// Text of characters of every length, in runs and mixed, at every alignment and
     /// every length, against the scalar twin.
