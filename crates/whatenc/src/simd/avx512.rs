@@ -31,6 +31,10 @@ use core::arch::x86_64::{
 };
 use core::mem::MaybeUninit;
 
+use super::utf8_check::{
+    COPY_STEP, DENSE, KINDS, SPARSE, TWO_CONTINUATIONS, copy_valid_prefix_after, two_modes, valid_up_to_after,
+};
+
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX-512,
 /// and the CPU has AVX-512BW and AVX-512VBMI (`std` caches the answer; without
 /// `std`, only when the build targets them).
@@ -47,38 +51,6 @@ pub(crate) fn cpu_has_all() -> bool {
 }
 
 const BLOCK: usize = 64;
-
-/// A lead byte, then a byte that is not a continuation byte.
-const TOO_SHORT: u8 = 1 << 0;
-/// An ASCII byte, then a continuation byte.
-const TOO_LONG: u8 = 1 << 1;
-/// E0, then 80 to 9F.
-const OVERLONG_3: u8 = 1 << 2;
-/// F4 to FF, then 90 to BF.
-const TOO_LARGE: u8 = 1 << 3;
-/// ED, then A0 to BF.
-const SURROGATE: u8 = 1 << 4;
-/// C0 or C1, then a continuation byte.
-const OVERLONG_2: u8 = 1 << 5;
-/// F0 or F5 to FF, then 80 to 8F.
-const OVERLONG_4_OR_TOO_LARGE: u8 = 1 << 6;
-/// Two continuation bytes (an error unless they are inside a longer sequence); the
-/// sign bit, so that it can be picked out alone.
-pub(super) const TWO_CONTINUATIONS: u8 = 1 << 7;
-
-/// Each error kind: its bit, then the sets (bit n for nibble n) of the previous byte's
-/// high nibble, of its low nibble, and of the byte's high nibble that make it. The
-/// AVX2 kernels build their 16-entry tables from these too.
-pub(super) const KINDS: [(u8, u16, u16, u16); 8] = [
-    (TOO_SHORT, 0xF000, 0xFFFF, 0xF0FF),
-    (TOO_LONG, 0x00FF, 0xFFFF, 0x0F00),
-    (OVERLONG_3, 1 << 0xE, 1 << 0x0, 0x0300),
-    (TOO_LARGE, 1 << 0xF, 0xFFF0, 0x0E00),
-    (SURROGATE, 1 << 0xE, 1 << 0xD, 0x0C00),
-    (OVERLONG_2, 1 << 0xC, 0x0003, 0x0F00),
-    (OVERLONG_4_OR_TOO_LARGE, 1 << 0xF, 0xFFE1, 0x0100),
-    (TWO_CONTINUATIONS, 0x0F00, 0xFFFF, 0x0F00),
-];
 
 /// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
 /// as 64 entries indexed by six bits of the byte: its top six for a high nibble (the
@@ -155,20 +127,6 @@ fn any(errors: __m512i) -> bool {
     _mm512_test_epi8_mask(errors, errors) != 0
 }
 
-/// Blocks per step of the validation kernels' dense mode, checked without a branch
-/// between them, so that text that switches between ASCII and not every few dozen
-/// bytes (markup and words) costs one branch per step. Both modes run while a whole
-/// dense step is left.
-pub(super) const DENSE: usize = 8;
-/// Blocks per step of the sparse mode.
-pub(super) const SPARSE: usize = 2;
-/// The heat of a sparse step that had to check, in sparse steps (the heat falls by
-/// one a byte read), and the heat that switches to the dense mode: three such steps
-/// among five in a row (or more, further apart).
-const HEAT: usize = 5;
-const HOT: usize = 12;
-/// Blocks per step of the validation fused with a copy, in one mode.
-pub(super) const COPY_STEP: usize = 4;
 /// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
 const RUN: usize = 2;
 
@@ -329,42 +287,6 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     Ok(())
 }
 
-/// Where the first error or cut sequence of `src` is, given `at` from [`check`] (or
-/// from the AVX2 kernels' twin of it, which places `at` the same way).
-pub(super) fn valid_up_to_from(src: &[u8], at: usize) -> usize {
-    // Back to the start of the character that `at` may cut (a character boundary of
-    // the valid text before it), then the standard library finds the error, which is
-    // close: within the block at `at`.
-    let mut start = at.saturating_sub(3);
-    while start > 0 && start < src.len() && (src[start] as i8) < -0x40 {
-        start -= 1;
-    }
-    start + core::str::from_utf8(&src[start..]).map_or_else(|e| e.valid_up_to(), str::len)
-}
-
-/// `valid_up_to` from a `check::<false>` result (of this module's kernel or the AVX2
-/// one's).
-pub(super) fn valid_up_to_after(src: &[u8], checked: Result<(), usize>) -> usize {
-    match checked {
-        Ok(()) => src.len(),
-        Err(at) => valid_up_to_from(src, at),
-    }
-}
-
-/// `copy_valid_prefix` from a `check::<true>` result over `src` into `dst`: the
-/// valid bytes from `at` on, which the kernel did not copy, are copied here.
-pub(super) fn copy_valid_prefix_after(src: &[u8], dst: &mut [MaybeUninit<u8>], checked: Result<(), usize>) -> usize {
-    let Err(at) = checked else { return src.len() };
-    let valid = valid_up_to_from(src, at);
-    // The kernel copied `src[..at]`; an error may sit before `at` (then nothing more).
-    if valid > at {
-        for (out, &byte) in dst[at..valid].iter_mut().zip(&src[at..valid]) {
-            out.write(byte);
-        }
-    }
-    valid
-}
-
 /// Whether `src` is all valid UTF-8.
 ///
 /// # Safety
@@ -407,197 +329,18 @@ pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) 
     copy_valid_prefix_after(src, dst, checked)
 }
 
-/// A step of [`two_modes`]: `step(pos, dense)` checks the step at `pos` (`None` on an
-/// error; otherwise whether it had to be checked). A closure is one; so is the
-/// generic check's stepper in [`super::utf8_check`], whose method is inlined where a
-/// closure's body would not be (it would not take its caller's target features).
-pub(super) trait ModeStep {
-    /// Checks the step at `pos`, a dense one when `dense`.
-    fn step(&mut self, pos: usize, dense: bool) -> Option<bool>;
-}
-
-impl<F: FnMut(usize, bool) -> Option<bool>> ModeStep for F {
-    #[inline(always)]
-    fn step(&mut self, pos: usize, dense: bool) -> Option<bool> {
-        self(pos, dense)
-    }
-}
-
-/// The main loop of the validation kernels without the copy, in two modes (see the
-/// module doc), for blocks of `block` bytes: sparse steps of [`SPARSE`] blocks while
-/// few of them need checking, dense steps of [`DENSE`] blocks once the heat reaches
-/// [`HOT`] ([`HEAT`] for each step that had to be checked, one less for each byte
-/// read since, in sparse steps' bytes), back to sparse after `run` dense steps of
-/// ASCII in a row. `step(pos, dense)` checks the step at `pos`
-/// (`None` on an error; otherwise whether it had to be checked). Runs while a dense
-/// step fits before `len`; returns where it stopped, or `Err` where a step showed an
-/// error.
-#[inline(always)]
-pub(super) fn two_modes(
-    mut pos: usize,
-    len: usize,
-    block: usize,
-    run: usize,
-    mut step: impl ModeStep,
-) -> Result<usize, usize> {
-    let (sparse, dense) = (SPARSE * block, DENSE * block);
-    let (heat_per_step, hot) = (HEAT * sparse, HOT * sparse);
-    if len < dense {
-        return Ok(pos);
-    }
-    let mut sparse_mode = true;
-    // The last position a dense step fits at.
-    let limit = len - dense;
-    loop {
-        if sparse_mode {
-            // Where the last step that had to check ended, and the heat since.
-            let (mut last, mut heat) = (pos, 0usize);
-            while pos <= limit {
-                let Some(checked) = step.step(pos, false) else { return Err(pos) };
-                pos += sparse;
-                if checked {
-                    heat = heat.saturating_sub(pos - last) + heat_per_step;
-                    last = pos;
-                    if heat >= hot {
-                        sparse_mode = false;
-                        break;
-                    }
-                }
-            }
-        } else {
-            // ASCII steps in a row.
-            let mut ascii = 0;
-            while pos <= limit {
-                let Some(checked) = step.step(pos, true) else { return Err(pos) };
-                pos += dense;
-                ascii = if checked { 0 } else { ascii + 1 };
-                if ascii >= run {
-                    sparse_mode = true;
-                    break;
-                }
-            }
-        }
-        if pos > limit {
-            return Ok(pos);
-        }
-    }
-}
-
 #[cfg(test)]
-pub(super) mod tests {
-    use super::super::scalar;
+mod tests {
+    use super::super::utf8_check::tests::{
+        long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
+    };
     use super::*;
-    use alloc::vec;
-    use alloc::vec::Vec;
 
     /// Compares the kernels with their twins on `bytes` (the fused copy too when
     /// `copy`).
     fn same(bytes: &[u8], copy: bool) {
         assert!(available(), "the callers check the CPU first");
         same_as_twins(bytes, copy, (is_valid, valid_up_to, copy_valid_prefix));
-    }
-
-    /// One ISA's validation kernels: `is_valid`, `valid_up_to`, `copy_valid_prefix`.
-    pub(in super::super) type Kernels =
-        (unsafe fn(&[u8]) -> bool, unsafe fn(&[u8]) -> usize, unsafe fn(&[u8], &mut [MaybeUninit<u8>]) -> usize);
-
-    /// Compares `kernels` with their twins on `bytes` (the fused copy too when
-    /// `copy`); the caller has checked that the CPU has their instructions.
-    pub(in super::super) fn same_as_twins(bytes: &[u8], copy: bool, kernels: Kernels) {
-        let (is_valid, valid_up_to, copy_valid_prefix) = kernels;
-        let expected = scalar::utf8_valid_up_to(bytes);
-        // SAFETY (every call below): the CPU has the kernels' instructions, as the
-        // caller checked.
-        assert_eq!(unsafe { is_valid(bytes) }, expected == bytes.len(), "{bytes:02X?}");
-        assert_eq!(unsafe { valid_up_to(bytes) }, expected, "{bytes:02X?}");
-        if copy {
-            let mut out = vec![MaybeUninit::new(0xAAu8); bytes.len() + 1];
-            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out) }, expected, "{bytes:02X?}");
-            // SAFETY: the kernel wrote (or the fill left) every byte.
-            let copied: Vec<u8> = out[..expected].iter().map(|b| unsafe { b.assume_init() }).collect();
-            assert_eq!(copied, &bytes[..expected]);
-            let mut twin = vec![MaybeUninit::new(0u8); bytes.len() + 1];
-            assert_eq!(scalar::copy_valid_utf8_prefix(bytes, &mut twin), expected);
-            // A destination shorter than the input.
-            let short = bytes.len() / 2;
-            let expected = scalar::utf8_valid_up_to(&bytes[..short]);
-            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out[..short]) }, expected, "{bytes:02X?}");
-        }
-    }
-
-    /// A small deterministic generator (xorshift64*); the AVX2 kernels' tests use it
-    /// too.
-    pub(in super::super) struct Rng(pub(in super::super) u64);
-    impl Rng {
-        pub(in super::super) fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        pub(in super::super) fn below(&mut self, n: usize) -> usize {
-            (self.next() >> 33) as usize % n
-        }
-    }
-
-    /// Bytes of every class: ASCII, continuation bytes of each range, and lead bytes
-    /// (valid, overlong, surrogate, too large).
-    pub(in super::super) const SOME: [u8; 19] = [
-        0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5,
-        0xFF,
-    ];
-
-    /// Every byte pair (and every lone byte) at `offsets`, in inputs that end right
-    /// after it, or at `near` when the offset is at most `near_limit`, or run on to
-    /// 400 bytes: checked by `same` (a kernel's comparison with its twins).
-    pub(in super::super) fn short_sequences(
-        offsets: impl Iterator<Item = usize> + Clone,
-        near_limit: usize,
-        near: &[usize],
-        same: impl Fn(&[u8], bool),
-    ) {
-        let mut buf = [b'a'; 420];
-        for first in 0..=255u8 {
-            for second in (0..=255u8).map(Some).chain([None]) {
-                let seq: Vec<u8> = [Some(first), second].into_iter().flatten().collect();
-                for offset in offsets.clone() {
-                    let far = [400];
-                    let ends = [offset + seq.len()]
-                        .into_iter()
-                        .chain(if offset <= near_limit { near } else { &far[..] }.iter().copied());
-                    for total in ends.filter(|&total| total >= offset + seq.len()) {
-                        buf[offset..offset + seq.len()].copy_from_slice(&seq);
-                        same(&buf[..total], false);
-                        buf[offset..offset + seq.len()].fill(b'a');
-                    }
-                }
-            }
-        }
-    }
-
-    /// Every lead byte from C0 with every second byte and a sample of third and fourth
-    /// bytes (overlongs, surrogates, above U+10FFFF, truncations) at `offsets`, in
-    /// inputs that end right after it, or at `near` bytes when the offset is below
-    /// `block`, or run on to 400 bytes: checked by `same`.
-    pub(in super::super) fn long_sequences(offsets: &[usize], block: usize, near: usize, same: impl Fn(&[u8], bool)) {
-        let mut buf = [b'a'; 420];
-        for first in 0xC0..=0xFFu8 {
-            for second in 0..=255u8 {
-                for third in SOME {
-                    for fourth in SOME.into_iter().map(Some).chain([None]) {
-                        let seq: Vec<u8> =
-                            [Some(first), Some(second), Some(third), fourth].into_iter().flatten().collect();
-                        for &offset in offsets {
-                            for total in [offset + seq.len(), if offset < block { near } else { 400 }] {
-                                buf[offset..offset + seq.len()].copy_from_slice(&seq);
-                                same(&buf[..total], false);
-                                buf[offset..offset + seq.len()].fill(b'a');
-                            }
-                        }
-                    }
-                }
-            }
-        }
     }
 
     /// Every byte pair at the offsets around the first block and the block boundaries
@@ -619,71 +362,12 @@ pub(super) mod tests {
         long_sequences(&[0, 29, 61, 62, 63, 190, 254, 317, 318, 319], 64, 128, same);
     }
 
-    /// Random text: ASCII runs and characters of every length.
-    pub(in super::super) fn random_text(rng: &mut Rng, len: usize) -> Vec<u8> {
-        let mut out = Vec::with_capacity(len + 4);
-        let mode = rng.below(4);
-        while out.len() < len {
-            let c = match (mode, rng.below(8)) {
-                (0, _) | (_, 0..=3) => (rng.below(0x80)) as u32,
-                (_, 4) => 0x80 + rng.below(0x780) as u32,
-                (_, 5) => 0x800 + rng.below(0xF800) as u32,
-                _ => 0x10000 + rng.below(0x100000) as u32,
-            };
-            if let Some(c) = char::from_u32(c) {
-                let mut tmp = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
-            }
-        }
-        out
-    }
-
     #[test]
     fn random_inputs_at_every_alignment() {
         if !available() {
             return;
         }
         random_inputs(0x9E37_79B9_7F4A_7C15, 1_500_000, 140, same);
-    }
-
-    /// `cases` random inputs (most up to `short` bytes, one in 16 up to 800) at every
-    /// alignment: random bytes, random text, and text with an error or two, through
-    /// a kernel's `same` check (shared with the AVX2 kernels' tests).
-    pub(in super::super) fn random_inputs(seed: u64, cases: usize, short: usize, same: fn(&[u8], bool)) {
-        let mut rng = Rng(seed);
-        let mut buf = vec![0u8; 64 + 800];
-        for case in 0..cases {
-            let len = rng.below(if case % 16 == 0 { 800 } else { short });
-            let align = rng.below(64);
-            let bytes = &mut buf[align..align + len];
-            match case % 3 {
-                0 => {
-                    // Random bytes, mostly ASCII or mostly not.
-                    let high = rng.below(4);
-                    for b in bytes.iter_mut() {
-                        *b = rng.next() as u8;
-                        if rng.below(4) >= high {
-                            *b &= 0x7F;
-                        }
-                    }
-                }
-                _ => {
-                    let text = random_text(&mut rng, len);
-                    bytes.copy_from_slice(&text[..len]);
-                    if case % 3 == 2 && len > 0 {
-                        for _ in 0..1 + rng.below(2) {
-                            let at = rng.below(len);
-                            bytes[at] = match rng.below(3) {
-                                0 => rng.next() as u8,
-                                1 => SOME[rng.below(SOME.len())],
-                                _ => bytes[at] ^ (1 << rng.below(8)),
-                            };
-                        }
-                    }
-                }
-            }
-            same(&buf[align..align + len], case % 4 == 0);
-        }
     }
 
     #[test]
@@ -702,72 +386,5 @@ pub(super) mod tests {
             return;
         }
         mode_switches(same);
-    }
-
-    /// Text in runs of ASCII and of characters of each length, long and short (so
-    /// that a kernel's loop switches between its modes, and back), whole and with one
-    /// byte replaced (by a continuation byte, a lead byte, or ASCII, which cuts a
-    /// character) at every position, after prefixes of two lengths, through a
-    /// kernel's `same` check (shared with the AVX2 tests).
-    pub(in super::super) fn mode_switches(same: fn(&[u8], bool)) {
-        let runs = [
-            ('a', 300),
-            ('é', 300),
-            ('a', 1500),
-            ('€', 250),
-            ('a', 70),
-            ('😀', 100),
-            ('a', 1300),
-            ('é', 40),
-            ('a', 100),
-            ('€', 3),
-            ('a', 500),
-        ];
-        for prefix in [0, 37] {
-            let mut text = vec![b'a'; prefix];
-            for (c, n) in runs {
-                let mut tmp = [0u8; 4];
-                for _ in 0..n {
-                    text.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
-                }
-            }
-            same(&text, true);
-            for at in prefix..text.len() {
-                for bad in [0x80, 0xC3, 0xE2, 0xF0, b'x'] {
-                    if text[at] != bad {
-                        let mut bytes = text.clone();
-                        bytes[at] = bad;
-                        same(&bytes, at % 16 == 0);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Long random texts with one error anywhere, and ASCII with one character at
-    /// each of the last `window` positions of inputs of the `lens` (a kernel's block
-    /// and group ends), through a kernel's `same` check (shared with the AVX2 tests).
-    pub(in super::super) fn long_texts(seed: u64, lens: &[usize], window: usize, same: fn(&[u8], bool)) {
-        let mut rng = Rng(seed);
-        for _ in 0..300 {
-            let len = 1000 + rng.below(3000);
-            let mut text = random_text(&mut rng, len);
-            same(&text, true);
-            let at = rng.below(text.len());
-            text[at] = SOME[rng.below(SOME.len())];
-            same(&text, true);
-        }
-        // All ASCII, then one character (whole, cut, or a lone continuation byte) at
-        // every position of the last `window` bytes.
-        for &len in lens {
-            for at in len - window..len {
-                for seq in [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80", b"\xF4\x90"] {
-                    let mut bytes = vec![b'x'; len];
-                    let end = (at + seq.len()).min(len);
-                    bytes[at..end].copy_from_slice(&seq[..end - at]);
-                    same(&bytes, true);
-                }
-            }
-        }
     }
 }

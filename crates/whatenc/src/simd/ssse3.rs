@@ -25,9 +25,8 @@ use core::arch::x86_64::{
 
 use core::mem::MaybeUninit;
 
-use super::avx512::{COPY_STEP, DENSE, SPARSE, copy_valid_prefix_after, valid_up_to_after};
 use super::shuffles::{FALLBACK, PATTERNS, TWO_BYTE_PATTERNS, one_character, pattern_of_ends};
-use super::utf8_check::{self, Bytes, Steps};
+use super::utf8_check::{self, Bytes, COPY_STEP, DENSE, SPARSE, Steps, copy_valid_prefix_after, valid_up_to_after};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows SSSE3,
 /// and the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -436,10 +435,10 @@ unsafe fn utf8_to_utf16_ssse3(s: &str, dst: &mut [u16]) -> usize {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::avx512::tests::{
+    use super::super::scalar;
+    use super::super::utf8_check::tests::{
         long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
     };
-    use super::super::scalar;
     use super::{copy_valid_prefix, cpu_has, is_valid, valid_up_to};
     use alloc::string::String;
     use alloc::vec;
