@@ -8,20 +8,123 @@
 //! The portable kernels' chunked loops are written for LLVM's vectorizer, so the
 //! ASCII runs, the single-byte ranges and the UTF-16 byte order already run as NEON
 //! code; these kernels are for what a vectorizer cannot find: packing UTF-8
-//! sequences of different lengths.
+//! sequences of different lengths, and the UTF-8 check ([`is_valid`], [`valid_up_to`],
+//! and [`copy_valid_prefix`], fused with a copy): the AVX2 kernel's, written once in
+//! [`super::utf8_check`], with `tbl` for the lookups and a horizontal maximum for the
+//! tests of a vector.
 
 use core::arch::aarch64::{
     uint8x16_t, uint16x8_t, uint32x4_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vbslq_u32,
-    vceqq_u16, vcltq_s8, vdupq_n_s8, vdupq_n_u16, vdupq_n_u32, vget_high_u8, vget_low_u8, vget_low_u16, vld1q_u8,
-    vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_high_u16, vmovl_u8, vmovl_u16, vmovn_u32,
-    vorrq_u8, vorrq_u16, vorrq_u32, vqtbl1q_u8, vreinterpretq_s8_u8, vreinterpretq_u8_u16, vreinterpretq_u8_u32,
-    vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshlq_n_u32, vshrq_n_u16, vshrq_n_u32, vst1_u16, vst1q_u8,
-    vst1q_u16,
+    vceqq_u16, vcltq_s8, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8, vget_high_u8, vget_low_u8,
+    vget_low_u16, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_high_u16, vmovl_u8,
+    vmovl_u16, vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpretq_s8_u8,
+    vreinterpretq_u8_u16, vreinterpretq_u8_u32, vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshlq_n_u32,
+    vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1_u16, vst1q_u8, vst1q_u16,
 };
+
+use core::mem::MaybeUninit;
 
 use super::shuffles::{
     FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
 };
+use super::utf8_check::{self, Bytes, COPY_STEP, DENSE, SPARSE, Steps, copy_valid_prefix_after, valid_up_to_after};
+
+impl Bytes for uint8x16_t {
+    const LEN: usize = 16;
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the trait's contract: 16 readable bytes at `p`; NEON is aarch64's
+        // baseline.
+        unsafe { vld1q_u8(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        // SAFETY: the trait's contract: 16 writable bytes at `p`.
+        unsafe { vst1q_u8(p, self) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY (this method and those below): register-only NEON operations.
+        unsafe { vdupq_n_u8(0) }
+    }
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Self {
+        unsafe { vdupq_n_u8(byte) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        unsafe { vorrq_u8(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        unsafe { vandq_u8(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        unsafe { veorq_u8(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        unsafe { vqsubq_u8(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        // A shift of each byte: nothing comes in from its neighbour.
+        unsafe { vshrq_n_u8::<4>(self) }
+    }
+    #[inline(always)]
+    unsafe fn lookup(self, indexes: Self) -> Self {
+        // `tbl`, as `pshufb`: the indexes are nibbles, inside the 16 entries.
+        unsafe { vqtbl1q_u8(self, indexes) }
+    }
+    #[inline(always)]
+    unsafe fn any_high(self) -> bool {
+        unsafe { vmaxvq_u8(self) >= 0x80 }
+    }
+    #[inline(always)]
+    unsafe fn is_zero(self) -> bool {
+        unsafe { vmaxvq_u8(self) == 0 }
+    }
+}
+
+/// The UTF-8 check of [`super::utf8_check`] with NEON vectors, in steps of the same
+/// bytes as the AVX2 kernel's; `Err(at)` as there.
+///
+/// # Safety
+/// With `COPY`, `dst` must have room for `src.len()` bytes and not overlap `src`.
+unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
+    // SAFETY: the caller's precondition; NEON is aarch64's baseline.
+    unsafe {
+        utf8_check::check::<uint8x16_t, COPY, { 2 * SPARSE }, { 2 * DENSE }, { 2 * COPY_STEP }, 4>(Steps, src, dst)
+    }
+}
+
+/// Whether `src` is all valid UTF-8: the twin of [`super::scalar::utf8_valid_up_to`]
+/// (`== src.len()`).
+#[inline]
+pub(crate) fn is_valid(src: &[u8]) -> bool {
+    // SAFETY: `check` reads only `src` without `COPY`.
+    unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
+}
+
+/// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`):
+/// the twin of [`super::scalar::utf8_valid_up_to`].
+#[inline]
+pub(crate) fn valid_up_to(src: &[u8]) -> usize {
+    // SAFETY: `check` reads only `src` without `COPY`.
+    valid_up_to_after(src, unsafe { check::<false>(src, core::ptr::null_mut()) })
+}
+
+/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
+/// validating as it copies; returns its length: the twin of
+/// [`super::scalar::copy_valid_utf8_prefix`].
+#[inline]
+pub(crate) fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+    let src = &src[..src.len().min(dst.len())];
+    // SAFETY: `dst` has room for all of `src` and does not overlap it (it is a `&mut`).
+    let checked = unsafe { check::<true>(src, dst.as_mut_ptr().cast::<u8>()) };
+    copy_valid_prefix_after(src, dst, checked)
+}
 
 /// Bit k in lane k: with a lane mask (all ones or zero) and a horizontal add, the
 /// mask's lanes as the bits of a number.
@@ -262,6 +365,33 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
+    use super::super::utf8_check::tests::{same_as_twins, sixteen_byte_checks};
+
+    /// Compares the UTF-8 check's kernels with their twins on `bytes` (the fused copy
+    /// too when `copy`).
+    fn same(bytes: &[u8], copy: bool) {
+        same_as_twins(bytes, copy, (kernel_is_valid, kernel_valid_up_to, kernel_copy_valid_prefix));
+    }
+
+    // The kernels as the `unsafe fn`s that `same_as_twins` takes (those of x86_64 are).
+    unsafe fn kernel_is_valid(src: &[u8]) -> bool {
+        super::is_valid(src)
+    }
+    unsafe fn kernel_valid_up_to(src: &[u8]) -> usize {
+        super::valid_up_to(src)
+    }
+    unsafe fn kernel_copy_valid_prefix(src: &[u8], dst: &mut [core::mem::MaybeUninit<u8>]) -> usize {
+        super::copy_valid_prefix(src, dst)
+    }
+
+    /// All of `sixteen_byte_checks`' cases, or the lighter set.
+    const THOROUGH: bool = false;
+
+    /// The UTF-8 check against its twins (see `sixteen_byte_checks`), run under qemu-user in CI.
+    #[test]
+    fn neon_check_matches_twins() {
+        sixteen_byte_checks(same, THOROUGH);
+    }
 
     /// Text of characters of every length, in runs and mixed, from every character
     /// boundary, against the portable twin.

@@ -147,8 +147,8 @@ impl Bytes for __m256i {
         unsafe { _mm256_shuffle_epi8(self, indexes) }
     }
     #[inline(always)]
-    unsafe fn sign_bits(self) -> u32 {
-        unsafe { _mm256_movemask_epi8(self) as u32 }
+    unsafe fn any_high(self) -> bool {
+        unsafe { _mm256_movemask_epi8(self) != 0 }
     }
     #[inline(always)]
     unsafe fn is_zero(self) -> bool {

@@ -64,7 +64,7 @@ mod shuffles;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod ssse3;
 pub(crate) mod utf16_to_utf8;
-#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
 mod utf8_check;
 pub(crate) mod utf8_out;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
@@ -205,8 +205,9 @@ mod long_run {
 
 /// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it, else the
 /// AVX2 one, else the SSSE3 one (each detected once, at run time, with `std`, and
-/// within the cap on the tier), otherwise (the SSE2 and portable tiers) simdutf8's
-/// fastest kernel for this CPU; the text when all of `bytes` is valid.
+/// within the cap on the tier), the NEON one on aarch64, otherwise (the SSE2 and
+/// portable tiers) simdutf8's fastest kernel for this CPU; the text when all of
+/// `bytes` is valid.
 ///
 /// simdutf8's `compat` flavour, not `basic`: `basic` checks every block in full once
 /// it has met one non-ASCII byte, `compat` goes back to its ASCII loop, and on text
@@ -235,6 +236,12 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
             return valid.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
         }
     }
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    if allows(Tier::Neon) {
+        // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
+        // `bytes` valid.
+        return aarch64::is_valid(bytes).then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
+    }
     simdutf8::compat::from_utf8(bytes).ok()
 }
 
@@ -262,6 +269,12 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
             return unsafe { core::str::from_utf8_unchecked(&bytes[..valid_up_to]) };
         }
     }
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    if allows(Tier::Neon) {
+        // SAFETY: the kernel found no error before `valid_up_to`, and the standard
+        // library placed it when there is one.
+        return unsafe { core::str::from_utf8_unchecked(&bytes[..aarch64::valid_up_to(bytes)]) };
+    }
     if let Some(text) = validate_utf8(bytes) {
         return text;
     }
@@ -272,7 +285,8 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 
 /// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
 /// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW
-/// and AVX-512VBMI, AVX2 or SSSE3, one pass validates and copies.
+/// and AVX-512VBMI, AVX2 or SSSE3, and on aarch64 (NEON), one pass validates and
+/// copies.
 #[inline]
 pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
@@ -301,6 +315,17 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
             unsafe { vec.set_len(vec.len() + valid) };
             return valid;
         }
+    }
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    if allows(Tier::Neon) {
+        // SAFETY: the length grows only by the bytes that the kernel copied into the
+        // spare capacity and found valid (the standard library placed the end when
+        // there is an error), so the string stays valid UTF-8.
+        let vec = unsafe { dst.as_mut_vec() };
+        let valid = aarch64::copy_valid_prefix(src, vec.spare_capacity_mut());
+        // SAFETY: as above.
+        unsafe { vec.set_len(vec.len() + valid) };
+        return valid;
     }
     let valid = valid_utf8_prefix(src);
     dst.push_str(valid);

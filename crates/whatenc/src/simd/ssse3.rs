@@ -92,8 +92,8 @@ impl Bytes for __m128i {
         unsafe { _mm_shuffle_epi8(self, indexes) }
     }
     #[inline(always)]
-    unsafe fn sign_bits(self) -> u32 {
-        unsafe { _mm_movemask_epi8(self) as u32 }
+    unsafe fn any_high(self) -> bool {
+        unsafe { _mm_movemask_epi8(self) != 0 }
     }
     #[inline(always)]
     unsafe fn is_zero(self) -> bool {
@@ -436,9 +436,7 @@ unsafe fn utf8_to_utf16_ssse3(s: &str, dst: &mut [u16]) -> usize {
 #[cfg(test)]
 pub(super) mod tests {
     use super::super::scalar;
-    use super::super::utf8_check::tests::{
-        long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
-    };
+    use super::super::utf8_check::tests::{same_as_twins, sixteen_byte_checks};
     use super::{copy_valid_prefix, cpu_has, is_valid, valid_up_to};
     use alloc::string::String;
     use alloc::vec;
@@ -450,53 +448,16 @@ pub(super) mod tests {
         same_as_twins(bytes, copy, (is_valid, valid_up_to, copy_valid_prefix));
     }
 
-    /// Every byte pair (and every lone byte) at the offsets around the first block
-    /// (16 bytes), the first steps (64, 128 and 256 bytes), and the tail, in inputs
-    /// that end there or run on.
-    #[test]
-    fn ssse3_check_short_sequences_at_every_offset() {
-        if !cpu_has() {
-            return;
-        }
-        let offsets =
-            (0..=38).chain(45..=51).chain(77..=83).chain(141..=147).chain(269..=275).chain(333..=339).chain(397..=403);
-        short_sequences(offsets, 38, &[16, 32, 35, 80, 144, 170], same);
-    }
+    /// All of `sixteen_byte_checks`' cases, or the lighter set.
+    const THOROUGH: bool = true;
 
-    /// Every lead byte from C0 with every second byte and a sample of third and
-    /// fourth bytes, across block and step boundaries.
+    /// The UTF-8 check against its twins (see `sixteen_byte_checks`), run natively.
     #[test]
-    fn ssse3_check_long_sequences_at_boundaries() {
+    fn ssse3_check_matches_twins() {
         if !cpu_has() {
             return;
         }
-        long_sequences(&[0, 13, 14, 15, 46, 78, 141, 142, 143, 270, 334, 397, 398, 399], 16, 64, same);
-    }
-
-    #[test]
-    fn ssse3_check_random_inputs_at_every_alignment() {
-        if !cpu_has() {
-            return;
-        }
-        random_inputs(0x2545_F491_4F6C_DD1D, 1_000_000, 300, same);
-    }
-
-    #[test]
-    fn ssse3_check_long_texts_with_one_error_anywhere() {
-        if !cpu_has() {
-            return;
-        }
-        long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
-    }
-
-    /// Switches between the sparse and the dense mode of the main loop, with errors
-    /// and cut characters at every position around them.
-    #[test]
-    fn ssse3_check_mode_switches() {
-        if !cpu_has() {
-            return;
-        }
-        mode_switches(same);
+        sixteen_byte_checks(same, THOROUGH);
     }
 
     /// Text of characters of every length, in runs and mixed, at every alignment and

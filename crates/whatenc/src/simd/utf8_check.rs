@@ -1,13 +1,16 @@
-//! The UTF-8 check of the AVX2 and SSSE3 kernels, written once over [`Bytes`] (a
-//! vector of 32 or 16 bytes): the lookup method of Keiser and Lemire ("Validating
+//! The UTF-8 check of the AVX2, SSSE3 and NEON kernels, written once over [`Bytes`]
+//! (a vector of 32 or 16 bytes): the lookup method of Keiser and Lemire ("Validating
 //! UTF-8 in less than one instruction per byte") with the error kinds of
 //! [`super::avx512`]. The algorithm, the two modes of the main loop and the fused
-//! copy are described in [`super::avx2`]'s module doc; the SSSE3 kernel takes steps of
-//! the same size in bytes (twice the blocks).
+//! copy are described in the AVX2 kernel's module doc (`super::avx2`); the SSSE3 and
+//! NEON kernels take steps of the same size in bytes (twice the blocks). It also holds
+//! what the AVX-512 kernel shares with them: the error kinds ([`KINDS`]), the step
+//! sizes, the loop of the two modes ([`two_modes`]), and the completion of an error's
+//! place ([`valid_up_to_after`], [`copy_valid_prefix_after`]).
 //!
 //! Everything here is `#[inline(always)]`, so that it is compiled into each ISA's
-//! `#[target_feature]` entry point (`check` in [`super::avx2`] and [`super::ssse3`])
-//! with that ISA's instructions.
+//! `#[target_feature]` entry point (`check` in `super::avx2` and `super::ssse3`; NEON
+//! is aarch64's baseline) with that ISA's instructions.
 
 use core::marker::PhantomData;
 
@@ -43,8 +46,8 @@ pub(super) trait Bytes: Copy {
     /// Per byte of `indexes` (each below 16), the entry of the 16-entry table `self`
     /// (`pshufb`: each 128-bit lane looks up in its own copy of the table).
     unsafe fn lookup(self, indexes: Self) -> Self;
-    /// The sign bits of the bytes, one bit each.
-    unsafe fn sign_bits(self) -> u32;
+    /// Whether any byte has its sign bit set (is not ASCII).
+    unsafe fn any_high(self) -> bool;
     /// Whether every byte is zero.
     unsafe fn is_zero(self) -> bool;
 }
@@ -95,6 +98,16 @@ const HEAT: usize = 5;
 const HOT: usize = 12;
 /// Blocks per step of the validation fused with a copy, in one mode.
 pub(super) const COPY_STEP: usize = 4;
+
+/// Asks for the cache lines ahead of `pos` in `src` (x86_64's `prefetch_ahead`); on
+/// aarch64, nothing (its prefetch intrinsic is not stable).
+#[inline(always)]
+fn prefetch_ahead(src: &[u8], pos: usize, lines: usize) {
+    #[cfg(target_arch = "x86_64")]
+    super::x86_64::prefetch_ahead(src, pos, lines);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (src, pos, lines);
+}
 
 /// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
 /// 16 entries, twice (for the two 128-bit lanes of an AVX2 vector; an SSSE3 one
@@ -205,7 +218,7 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool>(
             all = all.or(*block);
         }
         // One test for both: the sign bits, and whether a sequence is open before.
-        let checked = (all.sign_bits() | *open) != 0;
+        let checked = (u32::from(all.any_high()) | *open) != 0;
         if checked {
             let mut errors = V::zero();
             for (i, &block) in blocks.iter().enumerate() {
@@ -237,7 +250,7 @@ impl<V: Bytes, const SPARSE_N: usize, const DENSE_N: usize> ModeStep for Stepper
     #[inline(always)]
     fn step(&mut self, pos: usize, dense: bool) -> Option<bool> {
         let block = V::LEN;
-        super::x86_64::prefetch_ahead(self.src, pos, if dense { DENSE_N } else { SPARSE_N } * block / 64);
+        prefetch_ahead(self.src, pos, if dense { DENSE_N } else { SPARSE_N } * block / 64);
         let (base, open) = (self.src.as_ptr(), &mut *self.open);
         // SAFETY: `two_modes` calls this at `pos` with a dense step left (`pos + DENSE_N
         // * LEN <= len`), and `pos >= LEN` (so the three bytes before are inside
@@ -299,7 +312,7 @@ pub(super) unsafe fn check<
         // instructions (the caller's precondition).
         unsafe {
             let bytes = V::load(padded.as_ptr().add(3));
-            if bytes.sign_bits() != 0 {
+            if bytes.any_high() {
                 if !block_errors(padded.as_ptr().add(3), bytes).is_zero() {
                     return Err(0);
                 }
@@ -312,7 +325,7 @@ pub(super) unsafe fn check<
         pos = block;
         // With the copy, which measured no faster in two modes, one step size.
         while COPY && pos + COPY_N * block <= len {
-            super::x86_64::prefetch_ahead(src, pos, COPY_N * block / 64);
+            prefetch_ahead(src, pos, COPY_N * block / 64);
             // SAFETY: `pos - 3 .. pos + COPY_N * LEN` is inside `src` (pos >= LEN), and
             // `dst` has room for `len` bytes; the CPU has `V`'s instructions.
             if unsafe { step::<V, COPY_N, COPY>(base, dst, pos, &mut open) }.is_none() {
@@ -332,7 +345,7 @@ pub(super) unsafe fn check<
             unsafe {
                 let p = base.add(pos);
                 let bytes = V::load(p);
-                if open != 0 || bytes.sign_bits() != 0 {
+                if open != 0 || bytes.any_high() {
                     if !block_errors(p, bytes).is_zero() {
                         return Err(pos);
                     }
@@ -355,7 +368,7 @@ pub(super) unsafe fn check<
         // CPU has `V`'s instructions.
         let errors = unsafe {
             let bytes = V::load(padded.as_ptr().add(3));
-            (open != 0 || bytes.sign_bits() != 0) && !block_errors(padded.as_ptr().add(3), bytes).is_zero()
+            (open != 0 || bytes.any_high()) && !block_errors(padded.as_ptr().add(3), bytes).is_zero()
         };
         if errors {
             return Err(pos);
@@ -718,5 +731,38 @@ pub(super) mod tests {
                 }
             }
         }
+    }
+
+    /// The cases for a check with 16-byte vectors (SSSE3, NEON), compared by `same`:
+    /// every byte pair (and lone byte) at the offsets around the first block, the
+    /// first steps (64, 128 and 256 bytes) and the tail, in inputs that end there or
+    /// run on; every lead byte with every second byte and a sample of third and
+    /// fourth bytes across block and step boundaries; random inputs at every
+    /// alignment; long texts with one error anywhere; and the switches between the
+    /// sparse and the dense mode.
+    ///
+    /// `thorough` runs them all; otherwise (under emulation, where they take ten
+    /// minutes) fewer offsets: those at and around each block and step boundary, and a
+    /// tenth of the random inputs.
+    pub(in super::super) fn sixteen_byte_checks(same: fn(&[u8], bool), thorough: bool) {
+        if thorough {
+            let offsets = (0..=38)
+                .chain(45..=51)
+                .chain(77..=83)
+                .chain(141..=147)
+                .chain(269..=275)
+                .chain(333..=339)
+                .chain(397..=403);
+            short_sequences(offsets, 38, &[16, 32, 35, 80, 144, 170], same);
+            long_sequences(&[0, 13, 14, 15, 46, 78, 141, 142, 143, 270, 334, 397, 398, 399], 16, 64, same);
+            random_inputs(0x2545_F491_4F6C_DD1D, 1_000_000, 300, same);
+        } else {
+            let offsets = (0..=3).chain(13..=19).chain(47..=49).chain(143..=145).chain(271..=273).chain(399..=401);
+            short_sequences(offsets, 19, &[16, 35, 170], same);
+            long_sequences(&[14, 143], 16, 64, same);
+            random_inputs(0x2545_F491_4F6C_DD1D, 100_000, 300, same);
+        }
+        long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
+        mode_switches(same);
     }
 }
