@@ -35,7 +35,7 @@
 //! five steps' worth of bytes and the heat falling by one a byte read; at twelve
 //! steps' worth (about three checked steps close together) it turns dense. [`RUN`]
 //! ASCII dense steps in a row turn it sparse again (the loop is
-//! [`super::avx512::two_modes`], shared with the AVX-512 kernel). Both switches are rare, hence well predicted. The validation
+//! [`super::utf8_check::two_modes`], shared with the AVX-512 kernel). Both switches are rare, hence well predicted. The validation
 //! fused with a copy keeps one mode, steps of four blocks (128 bytes), which
 //! measured faster for it than the two modes on mostly-ASCII text.
 //!

@@ -20,8 +20,8 @@
 //! ([`super::avx2`]), the steps are of two sizes, in two modes: sparse steps of two
 //! blocks (128 bytes) for mostly-ASCII text, dense steps of eight (512 bytes) for
 //! other scripts and markup mixed with them, where a branch per 128 bytes would be
-//! mispredicted often. A heat of the sparse steps that had to check ([`HEAT`] each,
-//! falling by one a byte) turns the loop dense at [`HOT`]; [`RUN`] ASCII dense steps
+//! mispredicted often. A heat of the sparse steps that had to check (see
+//! [`super::utf8_check::two_modes`]) turns the loop dense; [`RUN`] ASCII dense steps
 //! in a row turn it sparse again. The validation fused with a copy keeps one mode,
 //! steps of four blocks.
 

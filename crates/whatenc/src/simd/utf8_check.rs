@@ -1,11 +1,10 @@
 //! The UTF-8 check of the AVX2, SSSE3 and NEON kernels, written once over [`Bytes`]
 //! (a vector of 32 or 16 bytes): the lookup method of Keiser and Lemire ("Validating
-//! UTF-8 in less than one instruction per byte") with the error kinds of
-//! [`super::avx512`]. The algorithm, the two modes of the main loop and the fused
+//! UTF-8 in less than one instruction per byte") with the AVX-512 kernel's error
+//! kinds ([`KINDS`]). The algorithm, the two modes of the main loop and the fused
 //! copy are described in the AVX2 kernel's module doc (`super::avx2`); the SSSE3 and
 //! NEON kernels take steps of the same size in bytes (twice the blocks). It also holds
-//! what the AVX-512 kernel shares with them: the error kinds ([`KINDS`]), the step
-//! sizes, the loop of the two modes ([`two_modes`]), and the completion of an error's
+//! what the AVX-512 kernel shares with them: the error kinds, the step sizes, the loop of the two modes ([`two_modes`]), and the completion of an error's
 //! place ([`valid_up_to_after`], [`copy_valid_prefix_after`]).
 //!
 //! Everything here is `#[inline(always)]`, so that it is compiled into each ISA's
@@ -13,7 +12,6 @@
 //! is aarch64's baseline) with that ISA's instructions.
 
 use core::marker::PhantomData;
-
 use core::mem::MaybeUninit;
 
 /// A vector of [`Bytes::LEN`] bytes, with the operations the check needs.
@@ -71,8 +69,8 @@ const OVERLONG_4_OR_TOO_LARGE: u8 = 1 << 6;
 pub(super) const TWO_CONTINUATIONS: u8 = 1 << 7;
 
 /// Each error kind: its bit, then the sets (bit n for nibble n) of the previous byte's
-/// high nibble, of its low nibble, and of the byte's high nibble that make it. The
-/// AVX2 kernels build their 16-entry tables from these too.
+/// high nibble, of its low nibble, and of the byte's high nibble that make it: the
+/// AVX-512 kernel's 64-entry tables and the 16-entry ones here are built from them.
 pub(super) const KINDS: [(u8, u16, u16, u16); 8] = [
     (TOO_SHORT, 0xF000, 0xFFFF, 0xF0FF),
     (TOO_LONG, 0x00FF, 0xFFFF, 0x0F00),
@@ -276,8 +274,7 @@ pub(super) struct Steps<const SPARSE_N: usize, const DENSE_N: usize, const COPY_
 /// and `RUN` ASCII dense steps back to sparse (see [`Steps`]). `Ok` when it is all
 /// valid; otherwise `Err(at)` where `src[..at]` is valid UTF-8 but for, possibly, a
 /// sequence cut at `at` (no error shows before `at`), and `src[..at]` has been copied:
-/// the contract of [`super::avx512`]'s twin, which
-/// [`super::avx512::valid_up_to_from`] completes.
+/// the contract of the AVX-512 kernel's twin, which [`valid_up_to_from`] completes.
 ///
 /// # Safety
 /// The CPU must have `V`'s instructions; with `COPY`, `dst` must have room for
@@ -386,7 +383,7 @@ pub(super) unsafe fn check<
 }
 
 /// Where the first error or cut sequence of `src` is, given `at` from [`check`] (or
-/// from the AVX2 kernels' twin of it, which places `at` the same way).
+/// from the AVX-512 kernel's, which places `at` the same way).
 pub(super) fn valid_up_to_from(src: &[u8], at: usize) -> usize {
     // Back to the start of the character that `at` may cut (a character boundary of
     // the valid text before it), then the standard library finds the error, which is
@@ -532,8 +529,7 @@ pub(super) mod tests {
         }
     }
 
-    /// A small deterministic generator (xorshift64*); the AVX2 kernels' tests use it
-    /// too.
+    /// A small deterministic generator (xorshift64*) for the kernels' tests.
     pub(in super::super) struct Rng(pub(in super::super) u64);
     impl Rng {
         pub(in super::super) fn next(&mut self) -> u64 {
@@ -628,7 +624,7 @@ pub(super) mod tests {
 
     /// `cases` random inputs (most up to `short` bytes, one in 16 up to 800) at every
     /// alignment: random bytes, random text, and text with an error or two, through
-    /// a kernel's `same` check (shared with the AVX2 kernels' tests).
+    /// a kernel's `same` check.
     pub(in super::super) fn random_inputs(seed: u64, cases: usize, short: usize, same: fn(&[u8], bool)) {
         let mut rng = Rng(seed);
         let mut buf = vec![0u8; 64 + 800];
