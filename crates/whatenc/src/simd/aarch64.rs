@@ -22,12 +22,10 @@ use core::arch::aarch64::{
     vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1_u16, vst1q_u8, vst1q_u16,
 };
 
-use core::mem::MaybeUninit;
-
 use super::shuffles::{
     FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
 };
-use super::utf8_check::{self, Bytes, COPY_STEP, DENSE, SPARSE, Steps, copy_valid_prefix_after, valid_up_to_after};
+use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, SPARSE, Steps};
 
 impl Bytes for uint8x16_t {
     const LEN: usize = 16;
@@ -99,32 +97,9 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     }
 }
 
-/// Whether `src` is all valid UTF-8: the twin of [`super::scalar::utf8_valid_up_to`]
-/// (`== src.len()`).
-#[inline]
-pub(crate) fn is_valid(src: &[u8]) -> bool {
-    // SAFETY: `check` reads only `src` without `COPY`.
-    unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
-}
-
-/// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`):
-/// the twin of [`super::scalar::utf8_valid_up_to`].
-#[inline]
-pub(crate) fn valid_up_to(src: &[u8]) -> usize {
-    // SAFETY: `check` reads only `src` without `COPY`.
-    valid_up_to_after(src, unsafe { check::<false>(src, core::ptr::null_mut()) })
-}
-
-/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
-/// validating as it copies; returns its length: the twin of
-/// [`super::scalar::copy_valid_utf8_prefix`].
-#[inline]
-pub(crate) fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
-    let src = &src[..src.len().min(dst.len())];
-    // SAFETY: `dst` has room for all of `src` and does not overlap it (it is a `&mut`).
-    let checked = unsafe { check::<true>(src, dst.as_mut_ptr().cast::<u8>()) };
-    copy_valid_prefix_after(src, dst, checked)
-}
+/// The check, alone and fused with the copy, and what is made of them (NEON is
+/// aarch64's baseline: their methods can always run).
+pub(super) const CHECKS: Checks = Checks { alone: check::<false>, copying: check::<true> };
 
 /// Bit k in lane k: with a lane mask (all ones or zero) and a horizontal add, the
 /// mask's lanes as the bits of a number.
@@ -370,18 +345,7 @@ mod tests {
     /// Compares the UTF-8 check's kernels with their twins on `bytes` (the fused copy
     /// too when `copy`).
     fn same(bytes: &[u8], copy: bool) {
-        same_as_twins(bytes, copy, (kernel_is_valid, kernel_valid_up_to, kernel_copy_valid_prefix));
-    }
-
-    // The kernels as the `unsafe fn`s that `same_as_twins` takes (those of x86_64 are).
-    unsafe fn kernel_is_valid(src: &[u8]) -> bool {
-        super::is_valid(src)
-    }
-    unsafe fn kernel_valid_up_to(src: &[u8]) -> usize {
-        super::valid_up_to(src)
-    }
-    unsafe fn kernel_copy_valid_prefix(src: &[u8], dst: &mut [core::mem::MaybeUninit<u8>]) -> usize {
-        super::copy_valid_prefix(src, dst)
+        same_as_twins(bytes, copy, &super::CHECKS);
     }
 
     /// All of `sixteen_byte_checks`' cases, or the lighter set.

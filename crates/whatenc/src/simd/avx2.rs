@@ -53,6 +53,7 @@
 //! first half is stored by its first half only. The last step is a whole vector that
 //! ends at the end of the input, overlapping units already copied.
 
+use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, SPARSE, Steps};
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_storeu_si128, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi16,
     _mm256_cmpgt_epi8, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
@@ -60,9 +61,6 @@ use core::arch::x86_64::{
     _mm256_set1_epi16, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
     _mm256_storeu_si256, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
 };
-use core::mem::MaybeUninit;
-
-use super::utf8_check::{self, Bytes, COPY_STEP, DENSE, SPARSE, Steps, copy_valid_prefix_after, valid_up_to_after};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX2, and
 /// the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -171,47 +169,9 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     unsafe { utf8_check::check::<__m256i, COPY, SPARSE, DENSE, COPY_STEP, RUN>(Steps, src, dst) }
 }
 
-/// Whether `src` is all valid UTF-8.
-///
-/// # Safety
-/// The CPU must have AVX2: call it only where [`cpu_has`] (or [`available`]) returned
-/// `true`.
-#[inline]
-pub(crate) unsafe fn is_valid(src: &[u8]) -> bool {
-    debug_assert!(cpu_has());
-    // SAFETY: the CPU has AVX2 (the caller's precondition); `check` reads only `src`
-    // without `COPY`.
-    unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
-}
-
-/// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`).
-///
-/// # Safety
-/// The CPU must have AVX2: call it only where [`cpu_has`] (or [`available`]) returned
-/// `true`.
-#[inline]
-pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
-    debug_assert!(cpu_has());
-    // SAFETY: the CPU has AVX2 (the caller's precondition); `check` reads only `src`
-    // without `COPY`.
-    valid_up_to_after(src, unsafe { check::<false>(src, core::ptr::null_mut()) })
-}
-
-/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
-/// validating as it copies; returns its length.
-///
-/// # Safety
-/// The CPU must have AVX2: call it only where [`cpu_has`] (or [`available`]) returned
-/// `true`.
-#[inline]
-pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
-    debug_assert!(cpu_has());
-    let src = &src[..src.len().min(dst.len())];
-    // SAFETY: the CPU has AVX2 (the caller's precondition); `dst` has room for all of
-    // `src` and does not overlap it (it is a `&mut`).
-    let checked = unsafe { check::<true>(src, dst.as_mut_ptr().cast::<u8>()) };
-    copy_valid_prefix_after(src, dst, checked)
-}
+/// The check, alone and fused with the copy, and what is made of them; their
+/// methods need the CPU to have AVX2 ([`cpu_has`]).
+pub(super) const CHECKS: Checks = Checks { alone: check::<false>, copying: check::<true> };
 
 /// Stores the vector `v` of 32 bytes at `p` when `run` (the ASCII bytes at its
 /// start) is 16 or more, else its first half: never more than 16 bytes past the run.
@@ -531,7 +491,7 @@ mod tests {
     /// `copy`).
     fn same(bytes: &[u8], copy: bool) {
         assert!(cpu_has(), "the callers check the CPU first");
-        same_as_twins(bytes, copy, (is_valid, valid_up_to, copy_valid_prefix));
+        same_as_twins(bytes, copy, &CHECKS);
     }
 
     /// Every byte pair (and every lone byte) at the offsets around the first block,

@@ -25,14 +25,10 @@
 //! in a row turn it sparse again. The validation fused with a copy keeps one mode,
 //! steps of four blocks.
 
+use super::utf8_check::{COPY_STEP, Checks, DENSE, SPARSE, TWO_CONTINUATIONS, table, two_modes};
 use core::arch::x86_64::{
     __m512i, _mm512_loadu_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
     _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_subs_epu8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask,
-};
-use core::mem::MaybeUninit;
-
-use super::utf8_check::{
-    COPY_STEP, DENSE, KINDS, SPARSE, TWO_CONTINUATIONS, copy_valid_prefix_after, two_modes, valid_up_to_after,
 };
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX-512,
@@ -52,33 +48,10 @@ pub(crate) fn cpu_has_all() -> bool {
 
 const BLOCK: usize = 64;
 
-/// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
-/// as 64 entries indexed by six bits of the byte: its top six for a high nibble (the
-/// byte shifted right by two), its low six for a low nibble. `vpermb` reads only those
-/// six bits of each index, so the bits that the 16-bit shift brings in from the
-/// neighbouring byte, and the high bits of a byte, need no mask.
-const fn table(which: usize) -> [u8; BLOCK] {
-    let mut out = [0u8; BLOCK];
-    let mut i = 0;
-    while i < BLOCK {
-        let nibble = if which == 1 { i % 16 } else { i / 4 };
-        let mut k = 0;
-        while k < KINDS.len() {
-            let set = match which {
-                0 => KINDS[k].1,
-                1 => KINDS[k].2,
-                _ => KINDS[k].3,
-            };
-            if (set >> nibble) & 1 != 0 {
-                out[i] |= KINDS[k].0;
-            }
-            k += 1;
-        }
-        i += 1;
-    }
-    out
-}
-
+// The lookup tables for the nibbles (`utf8_check::table`), 64 entries each, indexed
+// by six bits of the byte. `vpermb` reads only those six bits of each index, so the
+// bits that the 16-bit shift brings in from the neighbouring byte, and the high bits
+// of a byte, need no mask.
 static PREV_HIGH: [u8; BLOCK] = table(0);
 static PREV_LOW: [u8; BLOCK] = table(1);
 static OWN_HIGH: [u8; BLOCK] = table(2);
@@ -287,47 +260,9 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     Ok(())
 }
 
-/// Whether `src` is all valid UTF-8.
-///
-/// # Safety
-/// The CPU must have AVX-512BW and AVX-512VBMI: call it only where [`available`]
-/// returned `true`.
-#[inline]
-pub(crate) unsafe fn is_valid(src: &[u8]) -> bool {
-    debug_assert!(available());
-    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition);
-    // `check` reads only `src` without `COPY`.
-    unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
-}
-
-/// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`).
-///
-/// # Safety
-/// The CPU must have AVX-512BW and AVX-512VBMI: call it only where [`available`]
-/// returned `true`.
-#[inline]
-pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
-    debug_assert!(available());
-    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition); `check` reads only `src`
-    // without `COPY`.
-    valid_up_to_after(src, unsafe { check::<false>(src, core::ptr::null_mut()) })
-}
-
-/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
-/// validating as it copies; returns its length.
-///
-/// # Safety
-/// The CPU must have AVX-512BW and AVX-512VBMI: call it only where [`available`]
-/// returned `true`.
-#[inline]
-pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
-    debug_assert!(available());
-    let src = &src[..src.len().min(dst.len())];
-    // SAFETY: the CPU has AVX-512BW and AVX-512VBMI (the caller's precondition); `dst` has room for all of
-    // `src` and does not overlap it (it is a `&mut`).
-    let checked = unsafe { check::<true>(src, dst.as_mut_ptr().cast::<u8>()) };
-    copy_valid_prefix_after(src, dst, checked)
-}
+/// The check, alone and fused with the copy, and what is made of them; their
+/// methods need the CPU to have AVX-512BW and AVX-512VBMI ([`cpu_has_all`]).
+pub(super) const CHECKS: Checks = Checks { alone: check::<false>, copying: check::<true> };
 
 #[cfg(test)]
 mod tests {
@@ -340,7 +275,7 @@ mod tests {
     /// `copy`).
     fn same(bytes: &[u8], copy: bool) {
         assert!(available(), "the callers check the CPU first");
-        same_as_twins(bytes, copy, (is_valid, valid_up_to, copy_valid_prefix));
+        same_as_twins(bytes, copy, &CHECKS);
     }
 
     /// Every byte pair at the offsets around the first block and the block boundaries

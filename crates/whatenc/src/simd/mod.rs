@@ -220,13 +220,13 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     {
         let valid = if avx512::available() {
             // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-            Some(unsafe { avx512::is_valid(bytes) })
+            Some(unsafe { avx512::CHECKS.is_valid(bytes) })
         } else if avx2::available() {
             // SAFETY: the CPU has AVX2, as `available` just said.
-            Some(unsafe { avx2::is_valid(bytes) })
+            Some(unsafe { avx2::CHECKS.is_valid(bytes) })
         } else if ssse3::available() {
             // SAFETY: the CPU has SSSE3, as `available` just said.
-            Some(unsafe { ssse3::is_valid(bytes) })
+            Some(unsafe { ssse3::CHECKS.is_valid(bytes) })
         } else {
             None
         };
@@ -238,9 +238,9 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     }
     #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
     if allows(Tier::Neon) {
-        // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
-        // `bytes` valid.
-        return aarch64::is_valid(bytes).then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
+        // SAFETY (both): NEON is aarch64's baseline; the kernel (tested against
+        // `core::str::from_utf8`) found all of `bytes` valid.
+        return unsafe { aarch64::CHECKS.is_valid(bytes) }.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
     }
     simdutf8::compat::from_utf8(bytes).ok()
 }
@@ -253,13 +253,13 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
     {
         let valid_up_to = if avx512::available() {
             // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-            Some(unsafe { avx512::valid_up_to(bytes) })
+            Some(unsafe { avx512::CHECKS.valid_up_to(bytes) })
         } else if avx2::available() {
             // SAFETY: the CPU has AVX2, as `available` just said.
-            Some(unsafe { avx2::valid_up_to(bytes) })
+            Some(unsafe { avx2::CHECKS.valid_up_to(bytes) })
         } else if ssse3::available() {
             // SAFETY: the CPU has SSSE3, as `available` just said.
-            Some(unsafe { ssse3::valid_up_to(bytes) })
+            Some(unsafe { ssse3::CHECKS.valid_up_to(bytes) })
         } else {
             None
         };
@@ -271,9 +271,9 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
     }
     #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
     if allows(Tier::Neon) {
-        // SAFETY: the kernel found no error before `valid_up_to`, and the standard
-        // library placed it when there is one.
-        return unsafe { core::str::from_utf8_unchecked(&bytes[..aarch64::valid_up_to(bytes)]) };
+        // SAFETY: NEON is aarch64's baseline; the kernel found no error before
+        // `valid_up_to`, and the standard library placed it when there is one.
+        return unsafe { core::str::from_utf8_unchecked(&bytes[..aarch64::CHECKS.valid_up_to(bytes)]) };
     }
     if let Some(text) = validate_utf8(bytes) {
         return text;
@@ -299,13 +299,13 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
         let vec = unsafe { dst.as_mut_vec() };
         let valid = if avx512::available() {
             // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-            Some(unsafe { avx512::copy_valid_prefix(src, vec.spare_capacity_mut()) })
+            Some(unsafe { avx512::CHECKS.copy_valid_prefix(src, vec.spare_capacity_mut()) })
         } else if avx2::available() {
             // SAFETY: the CPU has AVX2, as `available` just said.
-            Some(unsafe { avx2::copy_valid_prefix(src, vec.spare_capacity_mut()) })
+            Some(unsafe { avx2::CHECKS.copy_valid_prefix(src, vec.spare_capacity_mut()) })
         } else if ssse3::available() {
             // SAFETY: the CPU has SSSE3, as `available` just said.
-            Some(unsafe { ssse3::copy_valid_prefix(src, vec.spare_capacity_mut()) })
+            Some(unsafe { ssse3::CHECKS.copy_valid_prefix(src, vec.spare_capacity_mut()) })
         } else {
             None
         };
@@ -322,7 +322,8 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
         // spare capacity and found valid (the standard library placed the end when
         // there is an error), so the string stays valid UTF-8.
         let vec = unsafe { dst.as_mut_vec() };
-        let valid = aarch64::copy_valid_prefix(src, vec.spare_capacity_mut());
+        // SAFETY: NEON is aarch64's baseline.
+        let valid = unsafe { aarch64::CHECKS.copy_valid_prefix(src, vec.spare_capacity_mut()) };
         // SAFETY: as above.
         unsafe { vec.set_len(vec.len() + valid) };
         return valid;

@@ -23,10 +23,8 @@ use core::arch::x86_64::{
     _mm_xor_si128,
 };
 
-use core::mem::MaybeUninit;
-
 use super::shuffles::{FALLBACK, PATTERNS, TWO_BYTE_PATTERNS, one_character, pattern_of_ends};
-use super::utf8_check::{self, Bytes, COPY_STEP, DENSE, SPARSE, Steps, copy_valid_prefix_after, valid_up_to_after};
+use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, SPARSE, Steps};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows SSSE3,
 /// and the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -114,50 +112,9 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     unsafe { utf8_check::check::<__m128i, COPY, { 2 * SPARSE }, { 2 * DENSE }, { 2 * COPY_STEP }, 4>(Steps, src, dst) }
 }
 
-/// Whether `src` is all valid UTF-8: the twin of [`super::scalar::utf8_valid_up_to`]
-/// (`== src.len()`).
-///
-/// # Safety
-/// The CPU must have SSSE3: call it only where [`cpu_has`] (or [`available`])
-/// returned `true`.
-#[inline]
-pub(crate) unsafe fn is_valid(src: &[u8]) -> bool {
-    debug_assert!(cpu_has());
-    // SAFETY: the CPU has SSSE3 (the caller's precondition); `check` reads only `src`
-    // without `COPY`.
-    unsafe { check::<false>(src, core::ptr::null_mut()) }.is_ok()
-}
-
-/// The length of the longest valid UTF-8 prefix of `src` (as `Utf8Error::valid_up_to`):
-/// the twin of [`super::scalar::utf8_valid_up_to`].
-///
-/// # Safety
-/// The CPU must have SSSE3: call it only where [`cpu_has`] (or [`available`])
-/// returned `true`.
-#[inline]
-pub(crate) unsafe fn valid_up_to(src: &[u8]) -> usize {
-    debug_assert!(cpu_has());
-    // SAFETY: the CPU has SSSE3 (the caller's precondition); `check` reads only `src`
-    // without `COPY`.
-    valid_up_to_after(src, unsafe { check::<false>(src, core::ptr::null_mut()) })
-}
-
-/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`,
-/// validating as it copies; returns its length: the twin of
-/// [`super::scalar::copy_valid_utf8_prefix`].
-///
-/// # Safety
-/// The CPU must have SSSE3: call it only where [`cpu_has`] (or [`available`])
-/// returned `true`.
-#[inline]
-pub(crate) unsafe fn copy_valid_prefix(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
-    debug_assert!(cpu_has());
-    let src = &src[..src.len().min(dst.len())];
-    // SAFETY: the CPU has SSSE3 (the caller's precondition); `dst` has room for all of
-    // `src` and does not overlap it (it is a `&mut`).
-    let checked = unsafe { check::<true>(src, dst.as_mut_ptr().cast::<u8>()) };
-    copy_valid_prefix_after(src, dst, checked)
-}
+/// The check, alone and fused with the copy, and what is made of them; their
+/// methods need the CPU to have SSSE3 ([`cpu_has`]).
+pub(super) const CHECKS: Checks = Checks { alone: check::<false>, copying: check::<true> };
 
 /// Twin of [`super::scalar::utf8_to_utf16`]: transcodes valid UTF-8 to UTF-16; the
 /// caller guarantees `dst.len() >= s.len()`. Returns the units written.
@@ -437,7 +394,7 @@ unsafe fn utf8_to_utf16_ssse3(s: &str, dst: &mut [u16]) -> usize {
 pub(super) mod tests {
     use super::super::scalar;
     use super::super::utf8_check::tests::{same_as_twins, sixteen_byte_checks};
-    use super::{copy_valid_prefix, cpu_has, is_valid, valid_up_to};
+    use super::{CHECKS, cpu_has};
     use alloc::string::String;
     use alloc::vec;
 
@@ -445,7 +402,7 @@ pub(super) mod tests {
     /// too when `copy`).
     fn same(bytes: &[u8], copy: bool) {
         assert!(cpu_has(), "the callers check the CPU first");
-        same_as_twins(bytes, copy, (is_valid, valid_up_to, copy_valid_prefix));
+        same_as_twins(bytes, copy, &CHECKS);
     }
 
     /// All of `sixteen_byte_checks`' cases, or the lighter set.

@@ -108,13 +108,15 @@ fn prefetch_ahead(src: &[u8], pos: usize, lines: usize) {
 }
 
 /// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
-/// 16 entries, twice (for the two 128-bit lanes of an AVX2 vector; an SSSE3 one
-/// loads the first 16).
-const fn table(which: usize) -> [u8; 32] {
-    let mut out = [0u8; 32];
+/// from [`KINDS`], `N` entries: 32 here, the 16 entries twice (for the two 128-bit
+/// lanes of an AVX2 vector; a 16-byte one loads the first 16); 64 for the AVX-512
+/// kernel's `vpermb`, indexed by six bits of the byte: its top six for a high nibble
+/// (the byte shifted right by two), its low six for a low nibble.
+pub(super) const fn table<const N: usize>(which: usize) -> [u8; N] {
+    let mut out = [0u8; N];
     let mut i = 0;
-    while i < 32 {
-        let nibble = i % 16;
+    while i < N {
+        let nibble = if N == 64 && which != 1 { i / 4 } else { i % 16 };
         let mut k = 0;
         while k < KINDS.len() {
             let set = match which {
@@ -382,6 +384,55 @@ pub(super) unsafe fn check<
     Ok(())
 }
 
+/// One ISA's check without and with the copy (its `check::<false>` and
+/// `check::<true>`, with the contract of [`check`]), and the three operations made
+/// from them: each kernel module has one, `CHECKS`. The operations are the twins of
+/// [`super::scalar::utf8_valid_up_to`] and [`super::scalar::copy_valid_utf8_prefix`].
+pub(super) struct Checks {
+    /// The check alone (no copy: `dst` is not used).
+    pub(super) alone: unsafe fn(&[u8], *mut u8) -> Result<(), usize>,
+    /// The check fused with the copy.
+    pub(super) copying: unsafe fn(&[u8], *mut u8) -> Result<(), usize>,
+}
+
+impl Checks {
+    /// Whether `src` is all valid UTF-8.
+    ///
+    /// # Safety
+    /// The CPU must have the ISA's instructions (its module's `cpu_has`).
+    #[inline(always)]
+    pub(super) unsafe fn is_valid(&self, src: &[u8]) -> bool {
+        // SAFETY: the CPU has the ISA's instructions (the caller's precondition); the
+        // check reads only `src` without the copy.
+        unsafe { (self.alone)(src, core::ptr::null_mut()) }.is_ok()
+    }
+
+    /// The length of the longest valid UTF-8 prefix of `src` (as
+    /// `Utf8Error::valid_up_to`).
+    ///
+    /// # Safety
+    /// The CPU must have the ISA's instructions (its module's `cpu_has`).
+    #[inline(always)]
+    pub(super) unsafe fn valid_up_to(&self, src: &[u8]) -> usize {
+        // SAFETY: as in `is_valid`.
+        valid_up_to_after(src, unsafe { (self.alone)(src, core::ptr::null_mut()) })
+    }
+
+    /// Copies the longest valid UTF-8 prefix of `src` that fits into the start of
+    /// `dst`, validating as it copies; returns its length.
+    ///
+    /// # Safety
+    /// The CPU must have the ISA's instructions (its module's `cpu_has`).
+    #[inline(always)]
+    pub(super) unsafe fn copy_valid_prefix(&self, src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+        let src = &src[..src.len().min(dst.len())];
+        // SAFETY: the CPU has the ISA's instructions (the caller's precondition); `dst`
+        // has room for all of `src` and does not overlap it (it is a `&mut`).
+        let checked = unsafe { (self.copying)(src, dst.as_mut_ptr().cast::<u8>()) };
+        copy_valid_prefix_after(src, dst, checked)
+    }
+}
+
 /// Where the first error or cut sequence of `src` is, given `at` from [`check`] (or
 /// from the AVX-512 kernel's, which places `at` the same way).
 pub(super) fn valid_up_to_from(src: &[u8], at: usize) -> usize {
@@ -501,22 +552,17 @@ pub(super) mod tests {
     use alloc::vec::Vec;
     use core::mem::MaybeUninit;
 
-    /// One ISA's validation kernels: `is_valid`, `valid_up_to`, `copy_valid_prefix`.
-    pub(in super::super) type Kernels =
-        (unsafe fn(&[u8]) -> bool, unsafe fn(&[u8]) -> usize, unsafe fn(&[u8], &mut [MaybeUninit<u8>]) -> usize);
-
-    /// Compares `kernels` with their twins on `bytes` (the fused copy too when
+    /// Compares `checks` with their twins on `bytes` (the fused copy too when
     /// `copy`); the caller has checked that the CPU has their instructions.
-    pub(in super::super) fn same_as_twins(bytes: &[u8], copy: bool, kernels: Kernels) {
-        let (is_valid, valid_up_to, copy_valid_prefix) = kernels;
+    pub(in super::super) fn same_as_twins(bytes: &[u8], copy: bool, checks: &super::Checks) {
         let expected = scalar::utf8_valid_up_to(bytes);
         // SAFETY (every call below): the CPU has the kernels' instructions, as the
         // caller checked.
-        assert_eq!(unsafe { is_valid(bytes) }, expected == bytes.len(), "{bytes:02X?}");
-        assert_eq!(unsafe { valid_up_to(bytes) }, expected, "{bytes:02X?}");
+        assert_eq!(unsafe { checks.is_valid(bytes) }, expected == bytes.len(), "{bytes:02X?}");
+        assert_eq!(unsafe { checks.valid_up_to(bytes) }, expected, "{bytes:02X?}");
         if copy {
             let mut out = vec![MaybeUninit::new(0xAAu8); bytes.len() + 1];
-            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out) }, expected, "{bytes:02X?}");
+            assert_eq!(unsafe { checks.copy_valid_prefix(bytes, &mut out) }, expected, "{bytes:02X?}");
             // SAFETY: the kernel wrote (or the fill left) every byte.
             let copied: Vec<u8> = out[..expected].iter().map(|b| unsafe { b.assume_init() }).collect();
             assert_eq!(copied, &bytes[..expected]);
@@ -525,7 +571,7 @@ pub(super) mod tests {
             // A destination shorter than the input.
             let short = bytes.len() / 2;
             let expected = scalar::utf8_valid_up_to(&bytes[..short]);
-            assert_eq!(unsafe { copy_valid_prefix(bytes, &mut out[..short]) }, expected, "{bytes:02X?}");
+            assert_eq!(unsafe { checks.copy_valid_prefix(bytes, &mut out[..short]) }, expected, "{bytes:02X?}");
         }
     }
 
