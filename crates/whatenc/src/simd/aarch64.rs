@@ -8,10 +8,9 @@
 //! The portable kernels' chunked loops are written for LLVM's vectorizer, so the
 //! ASCII runs, the single-byte ranges and the UTF-16 byte order already run as NEON
 //! code; these kernels are for what a vectorizer cannot find: packing UTF-8
-//! sequences of different lengths, and the UTF-8 check ([`is_valid`], [`valid_up_to`],
-//! and [`copy_valid_prefix`], fused with a copy): the AVX2 kernel's, written once in
-//! [`super::utf8_check`], with `tbl` for the lookups and a horizontal maximum for the
-//! tests of a vector.
+//! sequences of different lengths, and the UTF-8 check ([`CHECKS`], alone and fused
+//! with a copy): the AVX2 kernel's, written once in [`super::utf8_check`], with `tbl`
+//! for the lookups and a horizontal maximum for the tests of a vector.
 
 use core::arch::aarch64::{
     uint8x16_t, uint16x8_t, uint32x4_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vbslq_u32,

@@ -1,11 +1,10 @@
 //! SSSE3 kernels, chosen at run time (with `std`) where the CPU has SSSE3. Each one
 //! is the twin of a function in [`super::scalar`] and is tested against it.
 //!
-//! The UTF-8 check ([`is_valid`], [`valid_up_to`], and [`copy_valid_prefix`], fused
-//! with a copy) is the AVX2 kernel's, in [`super::utf8_check`], with 16-byte vectors
-//! in steps of the same bytes. Before it, the tier below AVX2 validated with
-//! simdutf8, whose SIMD kernels need SSE4.2 (without it, the standard library's
-//! check), and copied in a second pass.
+//! The UTF-8 check ([`CHECKS`], alone and fused with a copy) is the AVX2 kernel's,
+//! in [`super::utf8_check`], with 16-byte vectors in steps of the same bytes. Before
+//! it, the tier below AVX2 validated with simdutf8, whose SIMD kernels need SSE4.2
+//! (without it, the standard library's check), and copied in a second pass.
 //!
 //! [`utf8_to_utf16`] transcodes valid UTF-8 a block at a time: the continuation
 //! bytes among the next 16 tell where the characters of the first 12 end; that
