@@ -481,7 +481,7 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 mod tests {
     use super::super::scalar;
     use super::super::utf8_check::tests::{
-        long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
+        around, long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
     };
     use super::*;
     use alloc::vec;
@@ -502,15 +502,7 @@ mod tests {
         if !cpu_has() {
             return;
         }
-        let offsets = (0..=38)
-            .chain(61..=67)
-            .chain(93..=99)
-            .chain(125..=131)
-            .chain(157..=163)
-            .chain(285..=291)
-            .chain(317..=323)
-            .chain(349..=355)
-            .chain(381..=387);
+        let offsets = (0..=38).chain(around(&[64, 96, 128, 160, 288, 320, 352, 384], 3));
         short_sequences(offsets, 38, &[32, 64, 67, 160, 170], same);
     }
 

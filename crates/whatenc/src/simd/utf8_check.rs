@@ -775,6 +775,11 @@ pub(super) mod tests {
         }
     }
 
+    /// The offsets within `reach` of each of `bounds` (block and step boundaries).
+    pub(in super::super) fn around(bounds: &[usize], reach: usize) -> impl Iterator<Item = usize> + Clone + '_ {
+        bounds.iter().flat_map(move |&bound| bound - reach..=bound + reach)
+    }
+
     /// The cases for a check with 16-byte vectors (SSSE3, NEON), compared by `same`:
     /// every byte pair (and lone byte) at the offsets around the first block, the
     /// first steps (64, 128 and 256 bytes) and the tail, in inputs that end there or
@@ -788,18 +793,12 @@ pub(super) mod tests {
     /// tenth of the random inputs.
     pub(in super::super) fn sixteen_byte_checks(same: fn(&[u8], bool), thorough: bool) {
         if thorough {
-            let offsets = (0..=38)
-                .chain(45..=51)
-                .chain(77..=83)
-                .chain(141..=147)
-                .chain(269..=275)
-                .chain(333..=339)
-                .chain(397..=403);
+            let offsets = (0..=38).chain(around(&[48, 80, 144, 272, 336, 400], 3));
             short_sequences(offsets, 38, &[16, 32, 35, 80, 144, 170], same);
             long_sequences(&[0, 13, 14, 15, 46, 78, 141, 142, 143, 270, 334, 397, 398, 399], 16, 64, same);
             random_inputs(0x2545_F491_4F6C_DD1D, 1_000_000, 300, same);
         } else {
-            let offsets = (0..=3).chain(13..=19).chain(47..=49).chain(143..=145).chain(271..=273).chain(399..=401);
+            let offsets = (0..=3).chain(13..=19).chain(around(&[48, 144, 272, 400], 1));
             short_sequences(offsets, 19, &[16, 35, 170], same);
             long_sequences(&[14, 143], 16, 64, same);
             random_inputs(0x2545_F491_4F6C_DD1D, 100_000, 300, same);
