@@ -366,10 +366,12 @@ pub(crate) const fn utf8_second_byte_bounds(lead: u8) -> (u8, u8) {
 
 /// Decodes to UTF-16 the longest prefix of `src` that is whole, valid UTF-8, in one
 /// pass (each byte checked as it is decoded, with the bounds of the standard's UTF-8
-/// decoder, [`utf8_second_byte_bounds`]); stops before a sequence that is invalid or
-/// cut by the end of `src`, or where the characters that are not ASCII come close
-/// together (as in [`utf8_to_utf16_sparse`]), which it says. Returns the bytes read,
-/// the units written, and whether it stopped there. `dst.len() >= src.len()`.
+/// decoder, [`utf8_second_byte_bounds`], or [`three_byte_unit`] in runs of three-byte
+/// characters); stops before a sequence that is invalid or cut by the end of `src`,
+/// or where the characters that are not ASCII come close together (as in
+/// [`utf8_to_utf16_sparse`]) with [`DENSE_MIN`] bytes or more left, which it says.
+/// Returns the bytes read, the units written, and whether it stopped there.
+/// `dst.len() >= src.len()`.
 ///
 /// The first stage of [`super::utf8_prefix_to_utf16`].
 pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
