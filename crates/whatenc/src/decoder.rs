@@ -387,13 +387,30 @@ impl Decoder {
                 return DecodeProgress { result: DecoderResult::InputEmpty, read, written };
             }
         }
+        // The spare capacity is zero-filled before decoding into it, so it is filled
+        // a piece at a time, each sized for what the rest of the input will likely
+        // need rather than for the worst case: for a long input, first the worst
+        // case of its first `PROBE` bytes, then the output per input byte of the
+        // last piece (a sixteenth more); after a piece that read nothing, the worst
+        // case. (Zero-filling 1.5 bytes an input byte measured 6–9% of UTF-16 →
+        // `String`.)
+        const PROBE: usize = 4096;
+        // The input read and the output written by the last piece.
+        let mut last_piece: Option<(usize, usize)> = None;
         loop {
             let rest = &src[read..];
             let spare = dst.capacity() - dst.len();
-            // The spare capacity is zero-filled before decoding into it; fill what the
-            // input will likely need (a piece at a time) rather than the worst case.
-            let likely = rest.len().saturating_add(rest.len() / 2).saturating_add(64);
             let worst = self.max_utf8_buffer_length(rest.len()).unwrap_or(usize::MAX);
+            let likely = if let Some((piece_read, piece_written)) = last_piece {
+                match rest.len().saturating_mul(piece_written).checked_div(piece_read) {
+                    Some(expected) => expected.saturating_add(expected / 16).saturating_add(64),
+                    None => worst,
+                }
+            } else if rest.len() > PROBE {
+                self.max_utf8_buffer_length(PROBE).unwrap_or(usize::MAX)
+            } else {
+                rest.len().saturating_add(rest.len() / 2).saturating_add(64)
+            };
             let piece = spare.min(likely).min(worst);
             let progress = crate::simd::utf8_out::append_to_string(dst, piece, |bytes| {
                 let progress = self.run(rest, bytes, last);
@@ -405,6 +422,7 @@ impl Decoder {
             if progress.result != DecoderResult::OutputFull || piece == spare {
                 return DecodeProgress { result: progress.result, read, written };
             }
+            last_piece = Some((progress.read, progress.written));
         }
     }
 

@@ -275,6 +275,8 @@ fn decoder_inputs(rng: &mut Rng) -> Vec<Vec<u8>> {
 enum Form {
     Utf8,
     Str,
+    /// `decode_to_string` into a `String` with that much spare capacity.
+    String,
     Utf16,
 }
 
@@ -300,6 +302,10 @@ fn check_decode_pieces(
                 Form::Str => {
                     let mut out = "\0".repeat(decoder.max_utf8_buffer_length(rest.len()).unwrap());
                     decoder.decode_to_str(rest, &mut out, last)
+                }
+                Form::String => {
+                    let mut out = String::with_capacity(decoder.max_utf8_buffer_length(rest.len()).unwrap());
+                    decoder.decode_to_string(rest, &mut out, last)
                 }
                 Form::Utf16 => {
                     let mut out = vec![0u16; decoder.max_utf16_buffer_length(rest.len()).unwrap()];
@@ -328,7 +334,7 @@ fn decoder_bounds_hold_for_the_worst_input_cut_anywhere() {
                 for input in &inputs {
                     for cut in 0..=input.len() {
                         let (a, b) = input.split_at(cut);
-                        for form in [Form::Utf8, Form::Str, Form::Utf16] {
+                        for form in [Form::Utf8, Form::Str, Form::String, Form::Utf16] {
                             checked += 1;
                             if let Err(e) = check_decode_pieces(encoding, options, &[a, b], form) {
                                 failures.push(format!(
@@ -344,6 +350,43 @@ fn decoder_bounds_hold_for_the_worst_input_cut_anywhere() {
         eprintln!("decoder bounds: {checked} streams checked, {} failures", failures.len());
         assert!(failures.is_empty(), "{} failures, first: {:#?}", failures.len(), &failures[..failures.len().min(5)]);
     });
+}
+
+/// `decode_to_string` zero-fills the spare capacity a piece at a time, each sized
+/// from the output per input byte so far; the promise is the same: with the
+/// capacity of the bound, one call consumes all input. Its worst inputs are long
+/// ones whose output per input byte jumps: ASCII long past the first piece, then
+/// the bytes that decode widest (a replacement character or a three-byte character
+/// a byte), and the other way round. The output must be what `decode_to_utf8`
+/// writes.
+#[test]
+fn decode_to_string_takes_long_inputs_whose_width_jumps_in_one_call() {
+    let mut rng = Rng::new(0x5EED_0003);
+    let wide: Vec<u8> = (0..3000).map(|_| 0x80 + rng.below(0x80) as u8).collect();
+    let mut checked = 0;
+    for &encoding in Encoding::all() {
+        for ascii in [4095, 4096, 4097, 9000, 40_000] {
+            let narrow = vec![b'a'; ascii];
+            for input in [[&narrow[..], &wide[..]].concat(), [&wide[..], &narrow[..], &wide[..]].concat()] {
+                let options = DecoderOptions { mode: ErrorMode::Replacement, bom: BomHandling::None };
+                let bound = encoding.new_decoder_with(options).max_utf8_buffer_length(input.len()).unwrap();
+                let mut expected = vec![0u8; bound];
+                let done = encoding.new_decoder_with(options).decode_to_utf8(&input, &mut expected, true);
+                assert_eq!((done.result, done.read), (DecoderResult::InputEmpty, input.len()));
+                let mut out = String::with_capacity(bound);
+                let progress = encoding.new_decoder_with(options).decode_to_string(&input, &mut out, true);
+                assert_eq!(
+                    (progress.result, progress.read, progress.written),
+                    (DecoderResult::InputEmpty, input.len(), done.written),
+                    "{} after {ascii} ASCII bytes",
+                    encoding.name()
+                );
+                assert_eq!(out.as_bytes(), &expected[..done.written], "{}", encoding.name());
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, Encoding::all().len() * 10);
 }
 
 /// The bounds say `None` rather than wrap when the length overflows.
