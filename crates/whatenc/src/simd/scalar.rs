@@ -368,24 +368,25 @@ pub(crate) const fn utf8_second_byte_bounds(lead: u8) -> (u8, u8) {
 /// pass (each byte checked as it is decoded, with the bounds of the standard's UTF-8
 /// decoder, [`utf8_second_byte_bounds`], or [`three_byte_unit`] in runs of three-byte
 /// characters); stops before a sequence that is invalid or cut by the end of `src`,
-/// or where the characters that are not ASCII come close together (as in
-/// [`utf8_to_utf16_sparse`]) with [`DENSE_MIN`] bytes or more left, which it says.
-/// Returns the bytes read, the units written, and whether it stopped there.
-/// `dst.len() >= src.len()`.
+/// or, with `HAND_OVER`, where the characters that are not ASCII come close together
+/// (as in [`utf8_to_utf16_sparse`]) with [`DENSE_MIN`] bytes or more left, which it
+/// says. Returns the bytes read, the units written, and whether it stopped there.
+/// `dst.len() >= src.len()`. Without `HAND_OVER` (no vector kernel to hand dense
+/// text to), runs of three-byte characters go two at a step.
 ///
-/// The first stage of [`super::utf8_prefix_to_utf16`].
-pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
+/// The first stage of [`super::utf8_prefix_to_utf16`], or all of it.
+pub(crate) fn utf8_prefix_to_utf16<const HAND_OVER: bool>(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
     assert!(dst.len() >= src.len());
     let (mut read, mut written) = (0, 0);
     // Where the last character that was not ASCII started, and the heat then.
     let (mut last, mut heat) = (0usize, 0usize);
     // Dense text is handed over only where enough of it is left to pay for the vector
     // kernels' set-up.
-    let dense_end = src.len().saturating_sub(DENSE_MIN);
+    let dense_end = if HAND_OVER { src.len().saturating_sub(DENSE_MIN) } else { 0 };
     // A byte `b` is a continuation byte from `lower` to `upper`.
     let within = |b: Option<&u8>, lower: u8, upper: u8| b.is_some_and(|&b| (lower..=upper).contains(&b));
     while let Some(&lead) = src.get(read) {
-        if lead >= 0x80 {
+        if HAND_OVER && lead >= 0x80 {
             heat = heat.saturating_sub(read - last) + SPARSE_GAP;
             last = read;
             if heat >= SPARSE_HEAT && read < dense_end {
@@ -418,12 +419,23 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
                 dst[written] = unit;
                 read += 3;
                 written += 1;
+                if !HAND_OVER {
+                    // Two characters a step ([`two_three_byte_units`]) while six bytes
+                    // are left.
+                    while let Some(pair) = src.get(read..read + 6).and_then(two_three_byte_units) {
+                        dst[written..written + 2].copy_from_slice(&pair);
+                        read += 6;
+                        written += 2;
+                    }
+                }
                 while let Some(unit) = src.get(read..read + 3).and_then(three_byte_unit) {
-                    // The heat as at the top of the loop, three bytes after the last.
-                    heat += SPARSE_GAP - 3;
-                    last = read;
-                    if heat >= SPARSE_HEAT && read < dense_end {
-                        return (read, written, true);
+                    if HAND_OVER {
+                        // The heat as at the top of the loop, three bytes after the last.
+                        heat += SPARSE_GAP - 3;
+                        last = read;
+                        if heat >= SPARSE_HEAT && read < dense_end {
+                            return (read, written, true);
+                        }
                     }
                     dst[written] = unit;
                     read += 3;
@@ -465,6 +477,21 @@ fn three_byte_unit(b: &[u8]) -> Option<u16> {
     let unit = (u16::from(b0 & 0x0F) << 12) | (u16::from(b1 & 0x3F) << 6) | u16::from(b2 & 0x3F);
     let shape = b0 & 0xF0 == 0xE0 && b1 & 0xC0 == 0x80 && b2 & 0xC0 == 0x80;
     (shape && unit >= 0x800 && unit & 0xF800 != 0xD800).then_some(unit)
+}
+
+/// [`three_byte_unit`] for two sequences at once: the units of the six bytes `b`
+/// (`b.len() == 6`) if they are two whole, valid three-byte sequences.
+#[inline(always)]
+fn two_three_byte_units(b: &[u8]) -> Option<[u16; 2]> {
+    let word =
+        u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])) | u64::from(u16::from_le_bytes([b[4], b[5]])) << 32;
+    // Leads E0 to EF (bytes 0 and 3), continuation bytes between.
+    if word & 0xC0C0_F0C0_C0F0 != 0x8080_E080_80E0 {
+        return None;
+    }
+    let unit = |w: u64| ((w & 0x0F) << 12 | (w >> 8 & 0x3F) << 6 | (w >> 16 & 0x3F)) as u16;
+    let units = [unit(word), unit(word >> 24)];
+    units.iter().all(|&unit| unit >= 0x800 && unit & 0xF800 != 0xD800).then_some(units)
 }
 
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
@@ -770,10 +797,14 @@ mod tests {
     /// to the end of the valid prefix.
     fn check_prefix(src: &[u8]) {
         let mut out = vec![0u16; src.len()];
-        let (read, written, dense) = utf8_prefix_to_utf16(src, &mut out);
+        let (read, written, dense) = utf8_prefix_to_utf16::<true>(src, &mut out);
         let (units, valid_up_to) = std_prefix(src, read);
         assert_eq!(out[..written], units[..], "{src:02X?}");
         assert!(if dense { read <= valid_up_to } else { read == valid_up_to }, "{src:02X?}: {read} {dense}");
+        // Without the hand-over, all of the valid prefix.
+        let (read, written, dense) = utf8_prefix_to_utf16::<false>(src, &mut out);
+        let (units, _) = std_prefix(src, read);
+        assert_eq!((read, &out[..written], dense), (valid_up_to, &units[..], false), "{src:02X?}");
         let (read, written) = super::super::utf8_prefix_to_utf16(src, &mut out);
         let (units, _) = std_prefix(src, read);
         assert_eq!((read, &out[..written]), (valid_up_to, &units[..]), "{src:02X?}");
@@ -792,6 +823,9 @@ mod tests {
                         check_prefix(&[first, second, third]);
                         // The same after a three-byte character: the run loop's check.
                         check_prefix(&[0xE4, 0xB8, 0x80, first, second, third]);
+                        // As either of two at a step, after a three-byte character.
+                        check_prefix(&[0xE4, 0xB8, 0x80, 0xE4, 0xB8, 0x80, first, second, third]);
+                        check_prefix(&[0xE4, 0xB8, 0x80, first, second, third, 0xE4, 0xB8, 0x80]);
                     }
                 }
                 if first >= 0xF0 {
