@@ -23,6 +23,10 @@ const FAST_LEGACY: &str = "encoding_rs fast-legacy-encode";
 const RUST_ENCODING: &str = "rust-encoding";
 const STD: &str = "std::str::from_utf8";
 const SIMDUTF8: &str = "simdutf8";
+/// simdutf8's SSE4.2 kernel, called directly: what simdutf8 (and so encoding_rs's
+/// UTF-8 validation) runs on a CPU without AVX2. Measured when whatenc is capped
+/// below AVX2, so that its kernels there meet the peer's kernels of the same CPUs.
+const SIMDUTF8_SSE42: &str = "simdutf8 SSE4.2";
 const MEMCPY: &str = "memcpy";
 /// whatenc as measured in the `fast-legacy-encode` process.
 const FAST_LEGACY_WHATENC: &str = "whatenc (fast-legacy run)";
@@ -86,6 +90,26 @@ fn main() {
 /// output's kind), so that all of them write to the same memory: where a case is
 /// bound by the caches (a copy of a document of hundreds of KB), which physical pages
 /// a buffer got would otherwise make one side look faster.
+/// Whether to measure [`SIMDUTF8_SSE42`]: whatenc is capped below AVX2 on an x86_64
+/// CPU with SSE4.2.
+fn measures_sse42() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        whatenc::active_tier() < whatenc::Tier::Avx2 && std::arch::is_x86_feature_detected!("sse4.2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// simdutf8's SSE4.2 kernel on `bytes`: the valid prefix's length.
+#[cfg(target_arch = "x86_64")]
+fn sse42_valid_up_to(bytes: &[u8]) -> usize {
+    assert!(std::arch::is_x86_feature_detected!("sse4.2"));
+    // SAFETY: the CPU has SSE4.2, as just checked.
+    unsafe { simdutf8::compat::imp::x86::sse42::validate_utf8(bytes) }
+        .map_or_else(|e| e.valid_up_to(), |()| bytes.len())
+}
+
 fn measure_document(settings: &Settings, document: &Document, record: &mut impl FnMut(&Document, Op, &str, f64)) {
     // The version of the document each call takes (one version unless rotating).
     let rotation = &Rotation::new(document, settings.rotate);
@@ -156,6 +180,14 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         candidates.push(to_string(SIMDUTF8, |bytes, string| {
             string.push_str(simdutf8::basic::from_utf8(bytes).unwrap_or_default());
         }));
+        #[cfg(target_arch = "x86_64")]
+        if measures_sse42() {
+            candidates.push(to_string(SIMDUTF8_SSE42, |bytes, string| {
+                let valid = sse42_valid_up_to(bytes);
+                // SAFETY: simdutf8's kernel found `bytes[..valid]` valid UTF-8.
+                string.push_str(unsafe { std::str::from_utf8_unchecked(&bytes[..valid]) });
+            }));
+        }
         // The physical limit: the same bytes (`text` is `bytes`, valid UTF-8)
         // appended, unchecked.
         candidates.push(Candidate::new(MEMCPY, || {
@@ -298,23 +330,24 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
             ],
         );
 
-        measure(
-            Op::ValidateUtf8,
-            bytes_len,
-            vec![
-                Candidate::new(WHATENC, || {
-                    whatenc::hooks::utf8_decode_without_bom_or_fail(&rotation.next().bytes).map_or(0, |t| t.len())
-                }),
-                Candidate::new(ENCODING_RS, || encoding_rs::Encoding::utf8_valid_up_to(&rotation.next().bytes)),
-                Candidate::new(STD, || std::str::from_utf8(&rotation.next().bytes).map_or(0, str::len)),
-                Candidate::new(SIMDUTF8, || simdutf8::basic::from_utf8(&rotation.next().bytes).map_or(0, str::len)),
-                Candidate::new(MEMCPY, || {
-                    let bytes = &rotation.next().bytes;
-                    out.borrow_mut()[..bytes.len()].copy_from_slice(bytes);
-                    bytes.len()
-                }),
-            ],
-        );
+        let mut candidates = vec![
+            Candidate::new(WHATENC, || {
+                whatenc::hooks::utf8_decode_without_bom_or_fail(&rotation.next().bytes).map_or(0, |t| t.len())
+            }),
+            Candidate::new(ENCODING_RS, || encoding_rs::Encoding::utf8_valid_up_to(&rotation.next().bytes)),
+            Candidate::new(STD, || std::str::from_utf8(&rotation.next().bytes).map_or(0, str::len)),
+            Candidate::new(SIMDUTF8, || simdutf8::basic::from_utf8(&rotation.next().bytes).map_or(0, str::len)),
+            Candidate::new(MEMCPY, || {
+                let bytes = &rotation.next().bytes;
+                out.borrow_mut()[..bytes.len()].copy_from_slice(bytes);
+                bytes.len()
+            }),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        if measures_sse42() {
+            candidates.insert(4, Candidate::new(SIMDUTF8_SSE42, || sse42_valid_up_to(&rotation.next().bytes)));
+        }
+        measure(Op::ValidateUtf8, bytes_len, candidates);
     }
 }
 
@@ -404,7 +437,12 @@ fn report(settings: &Settings, results: &Results) -> String {
         targets(&mut out, results);
     }
 
-    let columns = [WHATENC, ENCODING_RS, COMPAT, FAST_LEGACY, RUST_ENCODING, STD, SIMDUTF8, MEMCPY];
+    // The columns that have a figure (simdutf8's SSE4.2 kernel only below AVX2).
+    let columns: Vec<&str> =
+        [WHATENC, ENCODING_RS, COMPAT, FAST_LEGACY, RUST_ENCODING, STD, SIMDUTF8, SIMDUTF8_SSE42, MEMCPY]
+            .into_iter()
+            .filter(|c| results.values().any(|rates| rates.contains_key(*c)))
+            .collect();
     writeln!(
         out,
         "The {FAST_LEGACY} column comes from a separate process (the feature would change the \
@@ -471,6 +509,16 @@ fn targets(out: &mut String, results: &Results) {
         "UTF-8 validation and UTF-8 → String, whatenc / simdutf8",
         collect(&utf8, &[Op::ValidateUtf8, Op::DecodeToString], WHATENC, SIMDUTF8),
     );
+    let sse42 = collect(&utf8, &[Op::ValidateUtf8, Op::DecodeToString], WHATENC, SIMDUTF8_SSE42);
+    if !sse42.is_empty() {
+        line(
+            out,
+            "The same at this tier, whatenc / simdutf8's SSE4.2 kernel (what simdutf8, and so encoding_rs's \
+             UTF-8 validation, run on a CPU without AVX2; the encoding_rs column above runs AVX2 on this CPU \
+             whatever whatenc's cap)",
+            sse42,
+        );
+    }
     // Within 2× of memcpy: memcpy's time is at least half of whatenc's. Each operation
     // has its own memcpy candidate, measured interleaved with it: a copy of the input
     // into a buffer as large as the operation's output.
