@@ -203,11 +203,34 @@ mod long_run {
     }
 }
 
-/// Validates UTF-8: the AVX-512 (BW and VBMI) kernel where the CPU has it, else the
-/// AVX2 one, else the SSSE3 one (each detected once, at run time, with `std`, and
-/// within the cap on the tier), the NEON one on aarch64, otherwise (the SSE2 and
-/// portable tiers) simdutf8's fastest kernel for this CPU; the text when all of
-/// `bytes` is valid.
+/// The UTF-8 check kernels (an ISA's `CHECKS`) that the cap on the tier and the CPU
+/// allow: the AVX-512 (BW and VBMI) ones where the CPU has them, else the AVX2 ones,
+/// else the SSSE3 ones (each detected once, at run time, with `std`); on aarch64 the
+/// NEON ones; none at the SSE2 and portable tiers. The CPU has the instructions of
+/// the kernels returned: the precondition of their methods.
+#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+#[inline(always)]
+fn checks() -> Option<&'static utf8_check::Checks> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if avx512::available() {
+            return Some(&avx512::CHECKS);
+        }
+        if avx2::available() {
+            return Some(&avx2::CHECKS);
+        }
+        if ssse3::available() {
+            return Some(&ssse3::CHECKS);
+        }
+        None
+    }
+    #[cfg(target_arch = "aarch64")]
+    allows(Tier::Neon).then_some(&aarch64::CHECKS)
+}
+
+/// Validates UTF-8 with the kernels of [`checks`], where there are some; otherwise
+/// (the SSE2 and portable tiers) with simdutf8's fastest kernel for this CPU. The
+/// text when all of `bytes` is valid.
 ///
 /// simdutf8's `compat` flavour, not `basic`: `basic` checks every block in full once
 /// it has met one non-ASCII byte, `compat` goes back to its ASCII loop, and on text
@@ -216,31 +239,11 @@ mod long_run {
 /// against 17.8).
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    {
-        let valid = if avx512::available() {
-            // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-            Some(unsafe { avx512::CHECKS.is_valid(bytes) })
-        } else if avx2::available() {
-            // SAFETY: the CPU has AVX2, as `available` just said.
-            Some(unsafe { avx2::CHECKS.is_valid(bytes) })
-        } else if ssse3::available() {
-            // SAFETY: the CPU has SSSE3, as `available` just said.
-            Some(unsafe { ssse3::CHECKS.is_valid(bytes) })
-        } else {
-            None
-        };
-        if let Some(valid) = valid {
-            // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
-            // `bytes` valid.
-            return valid.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
-        }
-    }
-    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
-    if allows(Tier::Neon) {
-        // SAFETY (both): NEON is aarch64's baseline; the kernel (tested against
-        // `core::str::from_utf8`) found all of `bytes` valid.
-        return unsafe { aarch64::CHECKS.is_valid(bytes) }.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+    if let Some(checks) = checks() {
+        // SAFETY (both): the CPU has the kernels' instructions (`checks`); the kernel
+        // (tested against `core::str::from_utf8`) found all of `bytes` valid.
+        return unsafe { checks.is_valid(bytes) }.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
     }
     simdutf8::compat::from_utf8(bytes).ok()
 }
@@ -249,31 +252,13 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
 /// sequence cut by the end).
 #[inline]
 pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    {
-        let valid_up_to = if avx512::available() {
-            // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-            Some(unsafe { avx512::CHECKS.valid_up_to(bytes) })
-        } else if avx2::available() {
-            // SAFETY: the CPU has AVX2, as `available` just said.
-            Some(unsafe { avx2::CHECKS.valid_up_to(bytes) })
-        } else if ssse3::available() {
-            // SAFETY: the CPU has SSSE3, as `available` just said.
-            Some(unsafe { ssse3::CHECKS.valid_up_to(bytes) })
-        } else {
-            None
-        };
-        if let Some(valid_up_to) = valid_up_to {
-            // SAFETY: the kernel found no error before `valid_up_to`, and the standard
-            // library placed it when there is one.
-            return unsafe { core::str::from_utf8_unchecked(&bytes[..valid_up_to]) };
-        }
-    }
-    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
-    if allows(Tier::Neon) {
-        // SAFETY: NEON is aarch64's baseline; the kernel found no error before
-        // `valid_up_to`, and the standard library placed it when there is one.
-        return unsafe { core::str::from_utf8_unchecked(&bytes[..aarch64::CHECKS.valid_up_to(bytes)]) };
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+    if let Some(checks) = checks() {
+        // SAFETY: the CPU has the kernels' instructions (`checks`).
+        let valid_up_to = unsafe { checks.valid_up_to(bytes) };
+        // SAFETY: the kernel found no error before `valid_up_to`, and the standard
+        // library placed it when there is one.
+        return unsafe { core::str::from_utf8_unchecked(&bytes[..valid_up_to]) };
     }
     if let Some(text) = validate_utf8(bytes) {
         return text;
@@ -284,47 +269,23 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 }
 
 /// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
-/// capacity (it never reallocates); returns its length. Where the CPU has AVX-512BW
-/// and AVX-512VBMI, AVX2 or SSSE3, and on aarch64 (NEON), one pass validates and
-/// copies.
+/// capacity (it never reallocates); returns its length. With the kernels of
+/// [`checks`] (AVX-512BW and AVX-512VBMI, AVX2 or SSSE3; NEON on aarch64), one pass
+/// validates and copies.
 #[inline]
 pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    {
-        // SAFETY: the length grows below only by the bytes that a kernel copied into
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+    if let Some(checks) = checks() {
+        // SAFETY: the length grows below only by the bytes that the kernel copied into
         // the spare capacity and found valid (the standard library placed the end when
         // there is an error), so the string stays valid UTF-8; nothing before the old
         // length is touched.
         let vec = unsafe { dst.as_mut_vec() };
-        let valid = if avx512::available() {
-            // SAFETY: the CPU has AVX-512BW and AVX-512VBMI, as `available` just said.
-            Some(unsafe { avx512::CHECKS.copy_valid_prefix(src, vec.spare_capacity_mut()) })
-        } else if avx2::available() {
-            // SAFETY: the CPU has AVX2, as `available` just said.
-            Some(unsafe { avx2::CHECKS.copy_valid_prefix(src, vec.spare_capacity_mut()) })
-        } else if ssse3::available() {
-            // SAFETY: the CPU has SSSE3, as `available` just said.
-            Some(unsafe { ssse3::CHECKS.copy_valid_prefix(src, vec.spare_capacity_mut()) })
-        } else {
-            None
-        };
-        if let Some(valid) = valid {
-            // SAFETY: the kernel wrote the `valid` bytes after the old length, and they
-            // are valid UTF-8 (see above).
-            unsafe { vec.set_len(vec.len() + valid) };
-            return valid;
-        }
-    }
-    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
-    if allows(Tier::Neon) {
-        // SAFETY: the length grows only by the bytes that the kernel copied into the
-        // spare capacity and found valid (the standard library placed the end when
-        // there is an error), so the string stays valid UTF-8.
-        let vec = unsafe { dst.as_mut_vec() };
-        // SAFETY: NEON is aarch64's baseline.
-        let valid = unsafe { aarch64::CHECKS.copy_valid_prefix(src, vec.spare_capacity_mut()) };
-        // SAFETY: as above.
+        // SAFETY: the CPU has the kernels' instructions (`checks`).
+        let valid = unsafe { checks.copy_valid_prefix(src, vec.spare_capacity_mut()) };
+        // SAFETY: the kernel wrote the `valid` bytes after the old length, and they
+        // are valid UTF-8 (see above).
         unsafe { vec.set_len(vec.len() + valid) };
         return valid;
     }

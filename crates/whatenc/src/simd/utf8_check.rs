@@ -197,11 +197,21 @@ unsafe fn block_errors<V: Bytes>(p: *const u8, bytes: V) -> V {
 /// with no sequence open before them, copied to `dst` when `COPY`. `None` when they
 /// show an error; otherwise whether they had to be checked. Updates `open`.
 ///
+/// Otherwise the blocks are loaded and their sign bits tested first, and checked
+/// after only if they have to be: kept in registers between the two, which a dense
+/// step's sixteen blocks of 16 bytes do not fit (they went to the stack and back).
+/// So with `ALWAYS` (a dense step of 16-byte vectors after one that had to be
+/// checked: see [`Stepper`]) every block is checked as it is loaded, in one pass with
+/// no branch (an ASCII block shows no error): SSSE3 validation of dense text +30%
+/// (ja.txt, ru.txt 4.65 → 6.1 GB/s, rotating, `Intel Xeon` Cascade Lake), where the
+/// same for AVX2's eight blocks of 32 bytes cost English text 10% (its ASCII dense
+/// steps were checked) for +4–9% on dense text.
+///
 /// # Safety
 /// `pos - 3 .. pos + N * LEN` must be inside `src`, and with `COPY` inside `dst` too;
 /// the CPU must have `V`'s instructions.
 #[inline(always)]
-unsafe fn step<V: Bytes, const N: usize, const COPY: bool>(
+unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
     src: *const u8,
     dst: *mut u8,
     pos: usize,
@@ -211,6 +221,20 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool>(
     // `dst` with `COPY`), and the CPU has `V`'s instructions.
     unsafe {
         let p = src.add(pos);
+        if ALWAYS && !COPY {
+            let (mut all, mut errors, mut last) = (V::zero(), V::zero(), V::zero());
+            for i in 0..N {
+                last = V::load(p.add(i * V::LEN));
+                all = all.or(last);
+                errors = errors.or(block_errors(p.add(i * V::LEN), last));
+            }
+            if !errors.is_zero() {
+                return None;
+            }
+            let checked = (u32::from(all.any_high()) | *open) != 0;
+            *open = u32::from(!closed(last));
+            return Some(checked);
+        }
         let mut blocks = [V::zero(); N];
         let mut all = V::zero();
         for (i, block) in blocks.iter_mut().enumerate() {
@@ -239,10 +263,15 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool>(
 }
 
 /// The steps of [`check`] without the copy, for [`two_modes`]: made only inside
-/// [`check`], whose caller guarantees the CPU's instructions.
+/// [`check`], whose caller guarantees the CPU's instructions. A dense step of
+/// 16-byte vectors checks in one pass ([`step`]'s `ALWAYS`) unless the step before
+/// it was ASCII: then the next is likely ASCII too, and its sign bits go first, so
+/// that text of long ASCII runs (English) does not pay a check for each step.
 struct Stepper<'a, V, const SPARSE_N: usize, const DENSE_N: usize> {
     src: &'a [u8],
     open: &'a mut u32,
+    /// Whether the last step was ASCII (did not have to be checked).
+    ascii_before: bool,
     vector: PhantomData<V>,
 }
 
@@ -257,11 +286,15 @@ impl<V: Bytes, const SPARSE_N: usize, const DENSE_N: usize> ModeStep for Stepper
         // `src`); no copy. The CPU has `V`'s instructions: a `Stepper` is made only by
         // `check`, whose caller guarantees them.
         unsafe {
-            if dense {
-                step::<V, DENSE_N, false>(base, core::ptr::null_mut(), pos, open)
+            let checked = if dense && V::LEN == 16 && !self.ascii_before {
+                step::<V, DENSE_N, false, true>(base, core::ptr::null_mut(), pos, open)
+            } else if dense {
+                step::<V, DENSE_N, false, false>(base, core::ptr::null_mut(), pos, open)
             } else {
-                step::<V, SPARSE_N, false>(base, core::ptr::null_mut(), pos, open)
-            }
+                step::<V, SPARSE_N, false, false>(base, core::ptr::null_mut(), pos, open)
+            };
+            self.ascii_before = checked == Some(false);
+            checked
         }
     }
 }
@@ -327,7 +360,7 @@ pub(super) unsafe fn check<
             prefetch_ahead(src, pos, COPY_N * block / 64);
             // SAFETY: `pos - 3 .. pos + COPY_N * LEN` is inside `src` (pos >= LEN), and
             // `dst` has room for `len` bytes; the CPU has `V`'s instructions.
-            if unsafe { step::<V, COPY_N, COPY>(base, dst, pos, &mut open) }.is_none() {
+            if unsafe { step::<V, COPY_N, COPY, false>(base, dst, pos, &mut open) }.is_none() {
                 return Err(pos);
             }
             pos += COPY_N * block;
@@ -335,7 +368,8 @@ pub(super) unsafe fn check<
         if !COPY {
             // `two_modes` counts in steps of `SPARSE` of its blocks: here `SPARSE_N`
             // vectors make a sparse step.
-            let stepper = Stepper::<V, SPARSE_N, DENSE_N> { src, open: &mut open, vector: PhantomData };
+            let stepper =
+                Stepper::<V, SPARSE_N, DENSE_N> { src, open: &mut open, ascii_before: false, vector: PhantomData };
             pos = two_modes(pos, len, SPARSE_N * block / SPARSE, RUN, stepper)?;
         }
         while pos + block <= len {
