@@ -203,32 +203,35 @@ mod long_run {
     }
 }
 
-/// The UTF-8 check kernels (an ISA's `CHECKS`) that the cap on the tier and the CPU
-/// allow: the AVX-512 (BW and VBMI) ones where the CPU has them, else the AVX2 ones,
-/// else the SSSE3 ones (each detected once, at run time, with `std`); on aarch64 the
-/// NEON ones; none at the SSE2 and portable tiers. The CPU has the instructions of
-/// the kernels returned: the precondition of their methods.
+/// Runs `f` with the UTF-8 check kernels (an ISA's `CHECKS`) that the cap on the
+/// tier and the CPU allow: the AVX-512 (BW and VBMI) ones where the CPU has them,
+/// else the AVX2 ones, else the SSSE3 ones (each detected once, at run time, with
+/// `std`); on aarch64 the NEON ones; `None` at the SSE2 and portable tiers, where
+/// there are none. The CPU has the instructions of the kernels `f` gets: the
+/// precondition of their methods. (`f` is inlined with each ISA's constant `CHECKS`,
+/// so that its calls are direct: a reference chosen at run time made them indirect,
+/// which cost short pieces to `String` 6%.)
 #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
 #[inline(always)]
-fn checks() -> Option<&'static utf8_check::Checks> {
+fn with_checks<R>(f: impl FnOnce(&utf8_check::Checks) -> R) -> Option<R> {
     #[cfg(target_arch = "x86_64")]
     {
         if avx512::available() {
-            return Some(&avx512::CHECKS);
+            return Some(f(&avx512::CHECKS));
         }
         if avx2::available() {
-            return Some(&avx2::CHECKS);
+            return Some(f(&avx2::CHECKS));
         }
         if ssse3::available() {
-            return Some(&ssse3::CHECKS);
+            return Some(f(&ssse3::CHECKS));
         }
         None
     }
     #[cfg(target_arch = "aarch64")]
-    allows(Tier::Neon).then_some(&aarch64::CHECKS)
+    allows(Tier::Neon).then(|| f(&aarch64::CHECKS))
 }
 
-/// Validates UTF-8 with the kernels of [`checks`], where there are some; otherwise
+/// Validates UTF-8 with the kernels of [`with_checks`], where there are some; otherwise
 /// (the SSE2 and portable tiers) with simdutf8's fastest kernel for this CPU. The
 /// text when all of `bytes` is valid.
 ///
@@ -240,10 +243,11 @@ fn checks() -> Option<&'static utf8_check::Checks> {
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
-    if let Some(checks) = checks() {
-        // SAFETY (both): the CPU has the kernels' instructions (`checks`); the kernel
-        // (tested against `core::str::from_utf8`) found all of `bytes` valid.
-        return unsafe { checks.is_valid(bytes) }.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
+    // SAFETY: the CPU has the kernels' instructions (`with_checks`).
+    if let Some(valid) = with_checks(|checks| unsafe { checks.is_valid(bytes) }) {
+        // SAFETY: the kernel (tested against `core::str::from_utf8`) found all of
+        // `bytes` valid.
+        return valid.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
     }
     simdutf8::compat::from_utf8(bytes).ok()
 }
@@ -253,9 +257,8 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
 #[inline]
 pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
     #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
-    if let Some(checks) = checks() {
-        // SAFETY: the CPU has the kernels' instructions (`checks`).
-        let valid_up_to = unsafe { checks.valid_up_to(bytes) };
+    // SAFETY: the CPU has the kernels' instructions (`with_checks`).
+    if let Some(valid_up_to) = with_checks(|checks| unsafe { checks.valid_up_to(bytes) }) {
         // SAFETY: the kernel found no error before `valid_up_to`, and the standard
         // library placed it when there is one.
         return unsafe { core::str::from_utf8_unchecked(&bytes[..valid_up_to]) };
@@ -270,24 +273,25 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 
 /// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
 /// capacity (it never reallocates); returns its length. With the kernels of
-/// [`checks`] (AVX-512BW and AVX-512VBMI, AVX2 or SSSE3; NEON on aarch64), one pass
+/// [`with_checks`] (AVX-512BW and AVX-512VBMI, AVX2 or SSSE3; NEON on aarch64), one pass
 /// validates and copies.
 #[inline]
 pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
     #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
-    if let Some(checks) = checks() {
+    {
         // SAFETY: the length grows below only by the bytes that the kernel copied into
         // the spare capacity and found valid (the standard library placed the end when
         // there is an error), so the string stays valid UTF-8; nothing before the old
         // length is touched.
         let vec = unsafe { dst.as_mut_vec() };
-        // SAFETY: the CPU has the kernels' instructions (`checks`).
-        let valid = unsafe { checks.copy_valid_prefix(src, vec.spare_capacity_mut()) };
-        // SAFETY: the kernel wrote the `valid` bytes after the old length, and they
-        // are valid UTF-8 (see above).
-        unsafe { vec.set_len(vec.len() + valid) };
-        return valid;
+        // SAFETY: the CPU has the kernels' instructions (`with_checks`).
+        if let Some(valid) = with_checks(|checks| unsafe { checks.copy_valid_prefix(src, vec.spare_capacity_mut()) }) {
+            // SAFETY: the kernel wrote the `valid` bytes after the old length, and
+            // they are valid UTF-8 (see above).
+            unsafe { vec.set_len(vec.len() + valid) };
+            return valid;
+        }
     }
     let valid = valid_utf8_prefix(src);
     dst.push_str(valid);
@@ -357,10 +361,6 @@ fn has_utf8_to_utf16_kernel() -> bool {
 /// ja.txt +11% (rotating, `Intel Xeon` Cascade Lake).
 #[inline]
 pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
-    if !has_utf8_to_utf16_kernel() {
-        let (read, written, _) = scalar::utf8_prefix_to_utf16::<false>(src, dst);
-        return (read, written);
-    }
     let (mut read, mut written) = (0, 0);
     loop {
         let (r, w, dense) = scalar::utf8_prefix_to_utf16::<true>(&src[read..], &mut dst[written..]);
@@ -368,6 +368,11 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
         written += w;
         if !dense {
             return (read, written);
+        }
+        if !has_utf8_to_utf16_kernel() {
+            // No vector kernel to hand the dense text to: the scalar pass takes the rest.
+            let (r, w, _) = scalar::utf8_prefix_to_utf16::<false>(&src[read..], &mut dst[written..]);
+            return (read + r, written + w);
         }
         // A piece of dense text to the vector kernels, then the scalar pass again
         // (which stops at once at an error where the piece stopped short).
