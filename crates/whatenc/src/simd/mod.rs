@@ -209,8 +209,9 @@ mod long_run {
 /// `std`); on aarch64 the NEON ones; `None` at the SSE2 and portable tiers, where
 /// there are none. The CPU has the instructions of the kernels `f` gets: the
 /// precondition of their methods. (`f` is inlined with each ISA's constant `CHECKS`,
-/// so that its calls are direct: a reference chosen at run time made them indirect,
-/// which cost short pieces to `String` 6%.)
+/// so that its calls are direct, as they were before the three callers shared this
+/// chooser; returning a reference chosen at run time made them indirect. An A/B of
+/// short pieces to `String` could not tell the two apart on a noisy machine.)
 #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
 #[inline(always)]
 fn with_checks<R>(f: impl FnOnce(&utf8_check::Checks) -> R) -> Option<R> {
