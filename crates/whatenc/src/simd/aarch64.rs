@@ -14,13 +14,15 @@
 
 use core::arch::aarch64::{
     uint8x16_t, uint16x8_t, uint32x4_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vbslq_u32,
-    vceqq_u16, vcltq_s8, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8, vget_high_u8, vget_low_u8,
-    vget_low_u16, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_high_u16, vmovl_u8,
-    vmovl_u16, vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpretq_s8_u8,
+    vceqq_u8, vceqq_u16, vcltq_s8, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8, vget_high_u8,
+    vget_low_u8, vget_low_u16, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_high_u16,
+    vmovl_u8, vmovl_u16, vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpretq_s8_u8,
     vreinterpretq_u8_u16, vreinterpretq_u8_u32, vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshlq_n_u32,
     vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1_u16, vst1q_u8, vst1q_u16,
 };
 
+use super::Utf8PrefixPass;
+use super::scalar::ThreeByteRun;
 use super::shuffles::{
     FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
 };
@@ -284,6 +286,85 @@ fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], written: u
     }
 }
 
+/// The shape of five three-byte sequences in 16 bytes (lead E0 to EF, two
+/// continuation bytes), as a mask and the masked bytes, and the bits each gives.
+const RUN_SHAPE_MASK: [u8; 16] =
+    [0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0];
+const RUN_SHAPE: [u8; 16] =
+    [0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0];
+const RUN_BITS: [u8; 16] =
+    [0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0];
+/// Each character's two continuation bytes into a 16-bit lane (last byte low), and
+/// its lead byte into the high byte of another (`tbl` gives zero at 0xFF).
+const RUN_TAILS: [u8; 16] = [2, 1, 5, 4, 8, 7, 11, 10, 14, 13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF];
+const RUN_LEADS: [u8; 16] = [0xFF, 0, 0xFF, 3, 0xFF, 6, 0xFF, 9, 0xFF, 12, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF];
+
+/// Twin of [`super::scalar::three_byte_run`] and of the SSSE3 kernel's, with `tbl`
+/// for `pshufb`: decodes the longest run of whole, valid three-byte sequences at
+/// `src[read..]` into `dst[written..]`, up to five characters a step; returns where
+/// it stopped in each. The step stores eight units, of which those after the run's
+/// are overwritten later or lie beyond what is returned; where fewer than 16 bytes
+/// are left, the scalar twin goes on.
+#[inline(always)]
+fn three_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
+    while let (Some(block), Some(out)) = (src.get(read..read + 16), dst.get_mut(written..written + 8)) {
+        // SAFETY: `block` holds 16 readable bytes, `out` 8 writable units, and the
+        // tables 16 bytes each; NEON is aarch64's baseline.
+        let (shaped, good) = unsafe {
+            let vector = vld1q_u8(block.as_ptr());
+            let shaped = vceqq_u8(vandq_u8(vector, vld1q_u8(RUN_SHAPE_MASK.as_ptr())), vld1q_u8(RUN_SHAPE.as_ptr()));
+            let payload = vandq_u8(vector, vld1q_u8(RUN_BITS.as_ptr()));
+            let tails = vreinterpretq_u16_u8(vqtbl1q_u8(payload, vld1q_u8(RUN_TAILS.as_ptr())));
+            let leads = vreinterpretq_u16_u8(vqtbl1q_u8(payload, vld1q_u8(RUN_LEADS.as_ptr())));
+            // The last byte's six bits, the middle byte's six above them, the lead's
+            // four on top.
+            let low =
+                vorrq_u16(vandq_u16(tails, vdupq_n_u16(0x3F)), vshrq_n_u16::<2>(vandq_u16(tails, vdupq_n_u16(0x3F00))));
+            let units = vorrq_u16(low, vshlq_n_u16::<4>(leads));
+            vst1q_u16(out.as_mut_ptr(), units);
+            // Overlong (the top five bits zero; so are lanes 5 to 7) or a surrogate.
+            let top = vandq_u16(units, vdupq_n_u16(0xF800));
+            let bad = vorrq_u16(vceqq_u16(top, vdupq_n_u16(0)), vceqq_u16(top, vdupq_n_u16(0xD800)));
+            (byte_bits(shaped).trailing_ones() / 3, lane_bits(bad).trailing_zeros())
+        };
+        let k = shaped.min(good) as usize;
+        if k < 5 {
+            return (read + 3 * k, written + k);
+        }
+        read += 15;
+        written += 5;
+    }
+    super::scalar::three_byte_run(src, dst, read, written)
+}
+
+/// The scalar stages of [`super::utf8_prefix_to_utf16`] with [`three_byte_run`]
+/// for the runs of three-byte characters (a vector `run`: long runs stay out of the
+/// hand-over, as with SSSE3, where that measured faster; untimed here).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct NeonRun;
+
+impl ThreeByteRun for NeonRun {
+    const VECTOR: bool = true;
+    #[inline(always)]
+    fn run(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
+        three_byte_run(src, dst, read, written)
+    }
+}
+
+impl Utf8PrefixPass for NeonRun {
+    #[inline(always)]
+    fn pass<const HAND_OVER: bool>(self, src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
+        utf8_prefix_pass::<HAND_OVER>(src, dst)
+    }
+}
+
+/// [`super::scalar::utf8_prefix_to_utf16`] with [`three_byte_run`]: a function of
+/// its own, as that one is.
+#[inline(never)]
+fn utf8_prefix_pass<const HAND_OVER: bool>(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
+    super::scalar::utf8_prefix_pass::<HAND_OVER, _>(src, dst, NeonRun)
+}
+
 /// Twin of [`super::scalar::utf8_to_utf16`] (the SSSE3 kernel's algorithm, see
 /// [`super::shuffles`]): transcodes valid UTF-8 to UTF-16; the caller guarantees
 /// `dst.len() >= s.len()`. Returns the units written.
@@ -354,6 +435,13 @@ mod tests {
     #[test]
     fn neon_check_matches_twins() {
         sixteen_byte_checks(same, THOROUGH);
+    }
+
+    /// Runs of three-byte characters against the scalar twin (see
+    /// `scalar::tests::three_byte_run_cases`).
+    #[test]
+    fn three_byte_run_matches_scalar_twin() {
+        scalar::tests::three_byte_run_cases(super::three_byte_run);
     }
 
     /// Text of characters of every length, in runs and mixed, from every character

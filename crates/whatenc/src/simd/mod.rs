@@ -376,6 +376,10 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
     if let Some(pass) = ssse3::Utf8Prefix::new() {
         return utf8_prefix_to_utf16_with(src, dst, pass);
     }
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    if allows(Tier::Neon) {
+        return utf8_prefix_to_utf16_with(src, dst, aarch64::NeonRun);
+    }
     utf8_prefix_to_utf16_with(src, dst, scalar::ScalarRun)
 }
 

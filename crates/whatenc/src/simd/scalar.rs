@@ -836,7 +836,7 @@ pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [core::mem::MaybeUnin
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::utf16_to_utf8;
     use super::*;
     use alloc::string::String;
@@ -867,6 +867,72 @@ mod tests {
         let (read, written) = super::super::utf8_prefix_to_utf16(src, &mut out);
         let (units, _) = std_prefix(src, read);
         assert_eq!((read, &out[..written]), (valid_up_to, &units[..]), "{src:02X?}");
+    }
+
+    /// Compares `kernel`, a twin of [`three_byte_run`], with it on `src` from `read`,
+    /// into `dst_len` units from `written`: where each stops, and the units up to there.
+    #[cfg_attr(any(whatenc_portable, not(any(target_arch = "x86_64", target_arch = "aarch64"))), allow(dead_code))]
+    fn same_run(
+        kernel: &impl Fn(&[u8], &mut [u16], usize, usize) -> (usize, usize),
+        src: &[u8],
+        read: usize,
+        written: usize,
+        dst_len: usize,
+    ) {
+        let (mut a, mut b) = (vec![0u16; dst_len], vec![0u16; dst_len]);
+        let (ra, wa) = kernel(src, &mut a, read, written);
+        let (rb, wb) = three_byte_run(src, &mut b, read, written);
+        assert_eq!((ra, wa, &a[..wa]), (rb, wb, &b[..wb]), "{src:02X?} from {read}, {written} of {dst_len}");
+        assert_eq!(ra - read, 3 * (wa - written));
+    }
+
+    /// Compares `kernel`, a twin of [`three_byte_run`], with it: every lead byte and
+    /// second byte with the boundary values of the third, in each slot of the first
+    /// two steps of runs of every length to 14 (cut by the end, or followed by ASCII);
+    /// every second and third byte after the leads with bounds of their own (E0,
+    /// ED) and two others, in the first and the last slot of a step; at every start,
+    /// and with output that ends before a step's eight units.
+    #[cfg_attr(any(whatenc_portable, not(any(target_arch = "x86_64", target_arch = "aarch64"))), allow(dead_code))]
+    pub(in super::super) fn three_byte_run_cases(kernel: impl Fn(&[u8], &mut [u16], usize, usize) -> (usize, usize)) {
+        let run: alloc::vec::Vec<u8> = "日本語の文字列、中文字符串，ภาษาไทย".bytes().collect();
+        for len in 0..=14 {
+            let mut src = run[..3 * len].to_vec();
+            for tail in [&b""[..], b"a", &[b'a', b' ', 0xE4, 0xB8, 0x80]] {
+                src.truncate(3 * len);
+                src.extend_from_slice(tail);
+                for slot in 0..len.min(10) {
+                    for lead in 0xE0..=0xEF {
+                        for second in 0..=255 {
+                            for third in [0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xFF] {
+                                let mut bad = src.clone();
+                                bad[3 * slot..3 * slot + 3].copy_from_slice(&[lead, second, third]);
+                                same_run(&kernel, &bad, 0, 0, bad.len());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut src = run[..3 * 12].to_vec();
+        for lead in [0xE0, 0xE1, 0xED, 0xEF] {
+            for slot in [0, 4] {
+                for second in 0..=255 {
+                    for third in 0..=255 {
+                        src[3 * slot..3 * slot + 3].copy_from_slice(&[lead, second, third]);
+                        same_run(&kernel, &src, 0, 0, src.len());
+                    }
+                }
+            }
+        }
+        // Every start in `src` and in `dst`, and every output length down to none.
+        let src = [b"ab".as_slice(), &run, b"c", &run].concat();
+        for read in 0..src.len() {
+            for written in 0..4 {
+                for dst_len in written..written + src.len() / 3 + 9 {
+                    same_run(&kernel, &src, read, written, dst_len);
+                }
+            }
+        }
     }
 
     /// Every sequence of one to three bytes after ASCII, every four-byte lead and

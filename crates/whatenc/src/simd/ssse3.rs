@@ -530,17 +530,6 @@ pub(super) mod tests {
         sixteen_byte_checks(same, THOROUGH);
     }
 
-    /// Compares [`super::three_byte_run`] with its scalar twin on `src` from `read`,
-    /// into `dst_len` units from `written`: where each stops, and the units up to there.
-    fn same_run(src: &[u8], read: usize, written: usize, dst_len: usize) {
-        let (mut a, mut b) = (vec![0u16; dst_len], vec![0u16; dst_len]);
-        // SAFETY: the CPU has SSSE3 (the callers check).
-        let (ra, wa) = unsafe { three_byte_run_ssse3(src, &mut a, read, written) };
-        let (rb, wb) = scalar::three_byte_run(src, &mut b, read, written);
-        assert_eq!((ra, wa, &a[..wa]), (rb, wb, &b[..wb]), "{src:02X?} from {read}, {written} of {dst_len}");
-        assert_eq!(ra - read, 3 * (wa - written));
-    }
-
     /// The kernel compiled for SSSE3, as `utf8_prefix_pass` has it.
     ///
     /// # Safety
@@ -551,56 +540,17 @@ pub(super) mod tests {
         unsafe { super::three_byte_run(src, dst, read, written) }
     }
 
-    /// Runs of three-byte characters against the scalar twin: every lead byte and
-    /// second byte with the boundary values of the third, in each slot of the first
-    /// two steps of runs of every length to 14 (cut by the end, or followed by ASCII);
-    /// every second and third byte after the leads with bounds of their own (E0,
-    /// ED) and two others, in the first and the last slot of a step; at every start,
-    /// and with output that ends before a step's eight units.
+    /// Runs of three-byte characters against the scalar twin (see
+    /// `scalar::tests::three_byte_run_cases`).
     #[test]
     fn three_byte_run_matches_scalar_twin() {
         if !cpu_has() {
             return;
         }
-        let run: alloc::vec::Vec<u8> = "日本語の文字列、中文字符串，ภาษาไทย".bytes().collect();
-        for len in 0..=14 {
-            let mut src = run[..3 * len].to_vec();
-            for tail in [&b""[..], b"a", &[b'a', b' ', 0xE4, 0xB8, 0x80]] {
-                src.truncate(3 * len);
-                src.extend_from_slice(tail);
-                for slot in 0..len.min(10) {
-                    for lead in 0xE0..=0xEF {
-                        for second in 0..=255 {
-                            for third in [0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xFF] {
-                                let mut bad = src.clone();
-                                bad[3 * slot..3 * slot + 3].copy_from_slice(&[lead, second, third]);
-                                same_run(&bad, 0, 0, bad.len());
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let mut src = run[..3 * 12].to_vec();
-        for lead in [0xE0, 0xE1, 0xED, 0xEF] {
-            for slot in [0, 4] {
-                for second in 0..=255 {
-                    for third in 0..=255 {
-                        src[3 * slot..3 * slot + 3].copy_from_slice(&[lead, second, third]);
-                        same_run(&src, 0, 0, src.len());
-                    }
-                }
-            }
-        }
-        // Every start in `src` and in `dst`, and every output length down to none.
-        let src = [b"ab".as_slice(), &run, b"c", &run].concat();
-        for read in 0..src.len() {
-            for written in 0..4 {
-                for dst_len in written..written + src.len() / 3 + 9 {
-                    same_run(&src, read, written, dst_len);
-                }
-            }
-        }
+        // SAFETY: the CPU has SSSE3, as just checked.
+        scalar::tests::three_byte_run_cases(|src, dst, read, written| unsafe {
+            three_byte_run_ssse3(src, dst, read, written)
+        });
     }
 
     /// Text of characters of every length, in runs and mixed, at every alignment and
