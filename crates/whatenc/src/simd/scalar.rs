@@ -1020,6 +1020,18 @@ pub(super) mod tests {
             }
             check_prefix(&bytes);
         }
+        // Short runs of three-byte characters between spaces (which a vector `run`
+        // hands over), long runs with ASCII between (which it keeps), and the two
+        // in turn, with one error or none.
+        let texts = ["한국어 문장 입니다 ", "日本語の長い文章の一部です、とても長い。2026年", "ภาษาไทย ab 한국 "];
+        for k in 0..60 {
+            let mut bytes = texts[k % 3].repeat(20 + k * 13).into_bytes();
+            if k % 2 == 1 {
+                let at = (next() as usize) % bytes.len();
+                bytes[at] = [0xFF, 0x80, 0xE0][k % 3];
+            }
+            check_prefix(&bytes);
+        }
     }
 
     /// Naive twin of [`ascii_prefix_len`].
