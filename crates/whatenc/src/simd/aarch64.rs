@@ -22,7 +22,7 @@ use core::arch::aarch64::{
 };
 
 use super::Utf8PrefixPass;
-use super::scalar::ThreeByteRun;
+use super::scalar::Runs;
 use super::shuffles::{
     FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
 };
@@ -341,17 +341,17 @@ fn three_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usi
 /// for the runs of three-byte characters (a vector `run`: long runs stay out of the
 /// hand-over, as with SSSE3, where that measured faster; untimed here).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct NeonRun;
+pub(super) struct NeonRuns;
 
-impl ThreeByteRun for NeonRun {
+impl Runs for NeonRuns {
     const VECTOR: bool = true;
     #[inline(always)]
-    fn run(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
+    fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
         three_byte_run(src, dst, read, written)
     }
 }
 
-impl Utf8PrefixPass for NeonRun {
+impl Utf8PrefixPass for NeonRuns {
     #[inline(always)]
     fn pass<const HAND_OVER: bool>(self, src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
         utf8_prefix_pass::<HAND_OVER>(src, dst)
@@ -362,7 +362,7 @@ impl Utf8PrefixPass for NeonRun {
 /// its own, as that one is.
 #[inline(never)]
 fn utf8_prefix_pass<const HAND_OVER: bool>(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
-    super::scalar::utf8_prefix_pass::<HAND_OVER, _>(src, dst, NeonRun)
+    super::scalar::utf8_prefix_pass::<HAND_OVER, _>(src, dst, NeonRuns)
 }
 
 /// Twin of [`super::scalar::utf8_to_utf16`] (the SSSE3 kernel's algorithm, see

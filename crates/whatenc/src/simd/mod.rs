@@ -378,9 +378,9 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
     }
     #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
     if allows(Tier::Neon) {
-        return utf8_prefix_to_utf16_with(src, dst, aarch64::NeonRun);
+        return utf8_prefix_to_utf16_with(src, dst, aarch64::NeonRuns);
     }
-    utf8_prefix_to_utf16_with(src, dst, scalar::ScalarRun)
+    utf8_prefix_to_utf16_with(src, dst, scalar::ScalarRuns)
 }
 
 /// The first stage of [`utf8_prefix_to_utf16`] compiled for a tier: the scalar pass
@@ -391,7 +391,7 @@ pub(crate) trait Utf8PrefixPass: Copy {
     fn pass<const HAND_OVER: bool>(self, src: &[u8], dst: &mut [u16]) -> (usize, usize, bool);
 }
 
-impl Utf8PrefixPass for scalar::ScalarRun {
+impl Utf8PrefixPass for scalar::ScalarRuns {
     #[inline(always)]
     fn pass<const HAND_OVER: bool>(self, src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
         scalar::utf8_prefix_to_utf16::<HAND_OVER>(src, dst)

@@ -381,11 +381,11 @@ pub(crate) const fn utf8_second_byte_bounds(lead: u8) -> (u8, u8) {
 /// text (SSE2 tier, `Intel Xeon` Cascade Lake).
 #[inline(never)]
 pub(crate) fn utf8_prefix_to_utf16<const HAND_OVER: bool>(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
-    utf8_prefix_pass::<HAND_OVER, _>(src, dst, ScalarRun)
+    utf8_prefix_pass::<HAND_OVER, _>(src, dst, ScalarRuns)
 }
 
 #[inline(always)]
-pub(crate) fn utf8_prefix_pass<const HAND_OVER: bool, R: ThreeByteRun>(
+pub(crate) fn utf8_prefix_pass<const HAND_OVER: bool, R: Runs>(
     src: &[u8],
     dst: &mut [u16],
     run: R,
@@ -425,6 +425,18 @@ pub(crate) fn utf8_prefix_pass<const HAND_OVER: bool, R: ThreeByteRun>(
                 dst[written] = (u16::from(lead & 0x1F) << 6) | u16::from(src[read + 1] & 0x3F);
                 read += 2;
                 written += 1;
+                // A run only where another two-byte lead follows: a letter alone
+                // among ASCII (German, French, Czech) takes no more than before.
+                if src.get(read).is_some_and(|b| (0xC2..=0xDF).contains(b)) {
+                    let (r, w) = run.two_byte(src, dst, read, written);
+                    if HAND_OVER {
+                        // The heat as at the top of the loop, two bytes after the
+                        // last, at each character of the run.
+                        heat += (w - written) * (SPARSE_GAP - 2);
+                        last = r - 2;
+                    }
+                    (read, written) = (r, w);
+                }
             }
             0xE0..=0xEF => {
                 // A run of three-byte characters (most of CJK and the Indic and
@@ -433,7 +445,7 @@ pub(crate) fn utf8_prefix_pass<const HAND_OVER: bool, R: ThreeByteRun>(
                     break;
                 };
                 dst[written] = unit;
-                let (r, w) = run.run(src, dst, read + 3, written + 1);
+                let (r, w) = run.three_byte(src, dst, read + 3, written + 1);
                 if HAND_OVER {
                     if !R::VECTOR {
                         // The heat as at the top of the loop, three bytes after the
@@ -519,26 +531,69 @@ pub(crate) fn three_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut w
     (read, written)
 }
 
-/// What decodes the runs of three-byte characters for [`utf8_prefix_to_utf16`]:
-/// [`three_byte_run`] ([`ScalarRun`]) or a vector twin. A trait, so that the run is
-/// inlined into the loop (a function item passed as `impl Fn` was called instead).
-pub(crate) trait ThreeByteRun: Copy {
-    /// Whether it is a vector kernel, which takes long runs faster than the
-    /// vector kernels of [`super::utf8_prefix_to_utf16`]'s hand-over.
+/// What decodes the runs of two-byte and of three-byte characters for
+/// [`utf8_prefix_to_utf16`]: [`two_byte_run`] and [`three_byte_run`]
+/// ([`ScalarRuns`]) or vector twins. A trait, so that the runs are inlined into the
+/// loop (a function item passed as `impl Fn` was called instead).
+pub(crate) trait Runs: Copy {
+    /// Whether `three_byte` is a vector kernel, which takes long runs faster than
+    /// the vector kernels of [`super::utf8_prefix_to_utf16`]'s hand-over.
     const VECTOR: bool;
     /// Decodes the run of whole, valid three-byte sequences at `src[read..]` into
     /// `dst[written..]`, as [`three_byte_run`] does; returns where it stopped in each.
-    fn run(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize);
+    fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize);
+    /// The same for two-byte sequences, as [`two_byte_run`] does.
+    #[inline(always)]
+    fn two_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
+        two_byte_run(src, dst, read, written)
+    }
 }
 
-/// [`three_byte_run`] as a [`ThreeByteRun`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ScalarRun;
+/// Decodes the longest run of whole, valid two-byte sequences (a lead from C2 to
+/// DF, a continuation byte) at `src[read..]` into `dst[written..]`, while it has
+/// room; returns where it stopped in each. Four at a step in a 64-bit word (the
+/// sequences in its 16-bit lanes), then one.
+///
+/// ```text
+/// "жыл a" → four bytes read, two units; "\xC1\xBF" (overlong) → none
+/// ```
+#[inline(always)]
+pub(crate) fn two_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
+    const LANES: u64 = 0x0001_0001_0001_0001;
+    while let (Some(eight), Some(out)) = (src.get(read..read + 8), dst.get_mut(written..written + 4)) {
+        let word = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
+        // Leads 110xxxxx with continuation bytes 10xxxxxx, and not C0 or C1 (bits
+        // 1 to 4 of the lead not all zero: adding 0x7FFF carries into bit 15 of the
+        // lane).
+        let leads = word & 0x1E * LANES;
+        if word & 0xC0E0 * LANES != 0x80C0 * LANES || (leads + 0x7FFF * LANES) & 0x8000 * LANES != 0x8000 * LANES {
+            break;
+        }
+        let units = (word & 0x1F * LANES) << 6 | (word >> 8) & 0x3F * LANES;
+        for (i, out) in out.iter_mut().enumerate() {
+            *out = (units >> (16 * i)) as u16;
+        }
+        read += 8;
+        written += 4;
+    }
+    while let (Some(&[lead @ 0xC2..=0xDF, trail @ 0x80..=0xBF]), Some(out)) =
+        (src.get(read..read + 2), dst.get_mut(written))
+    {
+        *out = (u16::from(lead & 0x1F) << 6) | u16::from(trail & 0x3F);
+        read += 2;
+        written += 1;
+    }
+    (read, written)
+}
 
-impl ThreeByteRun for ScalarRun {
+/// [`three_byte_run`] as a [`Runs`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScalarRuns;
+
+impl Runs for ScalarRuns {
     const VECTOR: bool = false;
     #[inline(always)]
-    fn run(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
+    fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
         three_byte_run(src, dst, read, written)
     }
 }
@@ -959,6 +1014,15 @@ pub(super) mod tests {
             for second in 0..=255u8 {
                 check_prefix(&[b'a', first, second]);
                 check_prefix(&[first, second, b'z']);
+                if (0xC0..=0xDF).contains(&first) {
+                    // In each slot of a run of two-byte characters: the four of the
+                    // first word of `two_byte_run`, and one after it.
+                    for slot in 0..6 {
+                        let mut run = "жжжжжжж".as_bytes().to_vec();
+                        run[2 * slot..2 * slot + 2].copy_from_slice(&[first, second]);
+                        check_prefix(&run);
+                    }
+                }
                 if (0xE0..=0xEF).contains(&first) {
                     for third in 0..=255u8 {
                         check_prefix(&[first, second, third]);

@@ -23,7 +23,7 @@ use core::arch::x86_64::{
 };
 
 use super::Utf8PrefixPass;
-use super::scalar::ThreeByteRun;
+use super::scalar::Runs;
 use super::shuffles::{FALLBACK, PATTERNS, TWO_BYTE_PATTERNS, one_character, pattern_of_ends};
 use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, SPARSE, Steps};
 
@@ -484,20 +484,20 @@ impl Utf8PrefixPass for Utf8Prefix {
 #[target_feature(enable = "ssse3")]
 unsafe fn utf8_prefix_pass<const HAND_OVER: bool>(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
     // The CPU has SSSE3 (the caller's precondition), and this function is compiled
-    // with it: what a `Ssse3Run` stands for.
-    super::scalar::utf8_prefix_pass::<HAND_OVER, _>(src, dst, Ssse3Run(()))
+    // with it: what a `Ssse3Runs` stands for.
+    super::scalar::utf8_prefix_pass::<HAND_OVER, _>(src, dst, Ssse3Runs(()))
 }
 
-/// [`three_byte_run`] as a [`ThreeByteRun`]: made only in [`utf8_prefix_pass`],
+/// [`three_byte_run`] as a [`Runs`]: made only in [`utf8_prefix_pass`],
 /// where the CPU has SSSE3 and the code is compiled with it.
 #[derive(Debug, Clone, Copy)]
-struct Ssse3Run(());
+struct Ssse3Runs(());
 
-impl ThreeByteRun for Ssse3Run {
+impl Runs for Ssse3Runs {
     const VECTOR: bool = true;
     #[inline(always)]
-    fn run(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
-        // SAFETY: a `Ssse3Run` exists only where the CPU has SSSE3 and the code is
+    fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
+        // SAFETY: a `Ssse3Runs` exists only where the CPU has SSSE3 and the code is
         // compiled with it (see the type).
         unsafe { three_byte_run(src, dst, read, written) }
     }
