@@ -559,17 +559,20 @@ pub(crate) trait Runs: Copy {
 /// ```
 #[inline(always)]
 pub(crate) fn two_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
-    const LANES: u64 = 0x0001_0001_0001_0001;
+    /// A 16-bit value in each lane.
+    const fn lanes(value: u64) -> u64 {
+        value * 0x0001_0001_0001_0001
+    }
     while let (Some(eight), Some(out)) = (src.get(read..read + 8), dst.get_mut(written..written + 4)) {
         let word = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
         // Leads 110xxxxx with continuation bytes 10xxxxxx, and not C0 or C1 (bits
         // 1 to 4 of the lead not all zero: adding 0x7FFF carries into bit 15 of the
         // lane).
-        let leads = word & 0x1E * LANES;
-        if word & 0xC0E0 * LANES != 0x80C0 * LANES || (leads + 0x7FFF * LANES) & 0x8000 * LANES != 0x8000 * LANES {
+        let leads = word & lanes(0x1E);
+        if word & lanes(0xC0E0) != lanes(0x80C0) || (leads + lanes(0x7FFF)) & lanes(0x8000) != lanes(0x8000) {
             break;
         }
-        let units = (word & 0x1F * LANES) << 6 | (word >> 8) & 0x3F * LANES;
+        let units = (word & lanes(0x1F)) << 6 | (word >> 8) & lanes(0x3F);
         for (i, out) in out.iter_mut().enumerate() {
             *out = (units >> (16 * i)) as u16;
         }
