@@ -363,13 +363,16 @@ fn has_utf8_to_utf16_kernel() -> bool {
 ///
 /// With SSSE3 (so on AVX2 machines too), the scalar pass is compiled for it and
 /// decodes runs of three-byte characters five at a step in one pass
-/// (`ssse3::three_byte_run`); a long run (`LONG_RUN`) no longer counts towards a
-/// hand-over, as it did before, when the vector kernels took Chinese, Japanese and
-/// Thai text in two passes. whatenc's MB/s, rotating, `Intel Xeon` Cascade Lake,
-/// AVX2 tier: ja.txt 1178 → 1385, th.txt 1018 → 1455, zh_tw.txt 936 → 1183,
-/// ja.html 1188 → 1384; SSSE3 tier: ja.txt 962 → 1329, th.txt 900 → 1330,
-/// zh_tw.html 1154 → 1475. Short pieces (16 to 256 bytes, a new decoder each)
-/// against encoding_rs, AVX2 tier: ja.txt 0.95 → 1.22, th.txt 0.94 → 1.19.
+/// (`ssse3::three_byte_run`; NEON has a twin); such a run counts towards a hand-over
+/// once, and only when it is short (`LONG_RUN`), so that Chinese, Japanese and Thai
+/// text stays in the one pass, faster than the vector kernels' two. On every tier,
+/// runs of two-byte characters go four at a step in a 64-bit word
+/// ([`scalar::two_byte_run`]). whatenc's MB/s, rotating, `Intel Xeon` Cascade Lake,
+/// before → after (separate runs): AVX2 tier ja.txt 1178 → 1662, th.txt 1018 →
+/// 1442, zh_cn.txt 972 → 1338, ja.html 1188 → 1511; SSSE3 tier ja.txt 962 → 1657,
+/// th.txt 900 → 1421; SSE2 tier ru.txt 399 → 526, ar.txt 393 → 479. Short pieces
+/// (16 to 256 bytes, a new decoder each) against encoding_rs: AVX2 ja.txt 0.95 →
+/// 1.36, th.txt 0.94 → 1.31; SSE2 ru.txt 0.98 → 1.12.
 #[inline]
 pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]

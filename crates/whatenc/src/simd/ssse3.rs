@@ -14,6 +14,10 @@
 //! masks and shifts make the code units. A four-byte character goes through the
 //! scalar code. The patterns are computed at compile time from their index. A
 //! chunk of 64 ASCII bytes is widened at once, with no masks or steps.
+//!
+//! [`three_byte_run`] decodes runs of three-byte characters in one pass, checking
+//! them as it goes, five at a step: the scalar pass of `super::utf8_prefix_to_utf16`
+//! is compiled for SSSE3 with it ([`Utf8Prefix`]).
 
 use core::arch::x86_64::{
     __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmplt_epi8, _mm_loadu_si128, _mm_maddubs_epi16,
