@@ -383,19 +383,23 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
     if ascii == src.len() {
         return (ascii, ascii);
     }
-    let (src, dst) = (&src[ascii..], &mut dst[ascii..]);
-    let (read, written) = 'rest: {
-        #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-        if let Some(pass) = ssse3::Utf8Prefix::new() {
-            break 'rest utf8_prefix_to_utf16_with(src, dst, pass);
-        }
-        #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
-        if allows(Tier::Neon) {
-            break 'rest utf8_prefix_to_utf16_with(src, dst, aarch64::NeonRuns);
-        }
-        utf8_prefix_to_utf16_with(src, dst, scalar::ScalarRuns)
-    };
+    let (read, written) = utf8_prefix_to_utf16_rest(&src[ascii..], &mut dst[ascii..]);
     (ascii + read, ascii + written)
+}
+
+/// [`utf8_prefix_to_utf16`] after the leading ASCII bytes, with the runs' kernels of
+/// the tier.
+#[inline]
+fn utf8_prefix_to_utf16_rest(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if let Some(pass) = ssse3::Utf8Prefix::new() {
+        return utf8_prefix_to_utf16_with(src, dst, pass);
+    }
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    if allows(Tier::Neon) {
+        return utf8_prefix_to_utf16_with(src, dst, aarch64::NeonRuns);
+    }
+    utf8_prefix_to_utf16_with(src, dst, scalar::ScalarRuns)
 }
 
 /// The first stage of [`utf8_prefix_to_utf16`] compiled for a tier: the scalar pass
