@@ -327,12 +327,10 @@ fn three_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usi
             let bad = vorrq_u16(vceqq_u16(top, vdupq_n_u16(0)), vceqq_u16(top, vdupq_n_u16(0xD800)));
             (byte_bits(shaped).trailing_ones() / 3, lane_bits(bad).trailing_zeros())
         };
-        let k = shaped.min(good) as usize;
-        if k < 5 {
-            return (read + 3 * k, written + k);
+        match super::scalar::three_byte_step_end(shaped, good, read, written) {
+            Ok(next) => (read, written) = next,
+            Err(end) => return end,
         }
-        read += 15;
-        written += 5;
     }
     super::scalar::three_byte_run(src, dst, read, written)
 }

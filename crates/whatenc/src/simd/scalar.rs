@@ -531,6 +531,28 @@ pub(crate) fn three_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut w
     (read, written)
 }
 
+/// The end of a step of a vector twin of [`three_byte_run`] at `read` and `written`
+/// (five characters at most), whose first `shaped` characters have the shape of
+/// three-byte sequences and whose first `good` units are in bounds: `Err` with where
+/// the run ends, when fewer than five are both, or `Ok` with where the next step
+/// starts. Whole steps advance by a constant, so that the next step's load does not
+/// wait for this one's masks (with the advance computed from them, Japanese text ran
+/// a third slower).
+#[cfg_attr(any(whatenc_portable, not(any(target_arch = "x86_64", target_arch = "aarch64"))), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn three_byte_step_end(
+    shaped: u32,
+    good: u32,
+    read: usize,
+    written: usize,
+) -> Result<(usize, usize), (usize, usize)> {
+    let k = shaped.min(good) as usize;
+    if k < 5 {
+        return Err((read + 3 * k, written + k));
+    }
+    Ok((read + 15, written + 5))
+}
+
 /// What decodes the runs of two-byte and of three-byte characters for
 /// [`utf8_prefix_to_utf16`]: [`two_byte_run`] and [`three_byte_run`]
 /// ([`ScalarRuns`]) or vector twins. A trait, so that the runs are inlined into the

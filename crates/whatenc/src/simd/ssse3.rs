@@ -444,15 +444,11 @@ pub(super) unsafe fn three_byte_run(
             // zero, so bad): the run's characters here, all five, or where it ends.
             let shaped = (_mm_movemask_epi8(shaped) as u32).trailing_ones() / 3;
             let good = (_mm_movemask_epi8(bad) as u32).trailing_zeros() / 2;
-            let k = shaped.min(good) as usize;
             _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), units);
-            if k < 5 {
-                return (read + 3 * k, written + k);
+            match super::scalar::three_byte_step_end(shaped, good, read, written) {
+                Ok(next) => (read, written) = next,
+                Err(end) => return end,
             }
-            // Whole steps advance by a constant, so that the next step's load does
-            // not wait for this one's masks (a third slower on Japanese text).
-            read += 15;
-            written += 5;
         }
     }
     super::scalar::three_byte_run(src, dst, read, written)
