@@ -403,8 +403,8 @@ fn utf8_prefix_to_utf16_rest(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
 }
 
 /// The first stage of [`utf8_prefix_to_utf16`] compiled for a tier: the scalar pass
-/// ([`scalar::utf8_prefix_to_utf16`]) with [`scalar::three_byte_run`] or a vector
-/// twin for the runs of three-byte characters.
+/// ([`scalar::utf8_prefix_to_utf16`]) with the tier's kernels for the runs of two-byte
+/// and three-byte characters ([`scalar::Runs`]).
 pub(crate) trait Utf8PrefixPass: Copy {
     /// [`scalar::utf8_prefix_to_utf16`], with this tier's runs.
     fn pass<const HAND_OVER: bool>(self, src: &[u8], dst: &mut [u16]) -> (usize, usize, bool);

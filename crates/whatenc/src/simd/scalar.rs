@@ -371,9 +371,9 @@ pub(crate) const fn utf8_second_byte_bounds(lead: u8) -> (u8, u8) {
 /// or, with `HAND_OVER`, where the characters that are not ASCII come close together
 /// (as in [`utf8_to_utf16_sparse`]) with [`DENSE_MIN`] bytes or more left, which it
 /// says. Returns the bytes read, the units written, and whether it stopped there.
-/// `dst.len() >= src.len()`. Runs of three-byte characters go to `run`
-/// ([`three_byte_run`] or a vector twin), which decodes the longest run of them at
-/// the start of what it is given.
+/// `dst.len() >= src.len()`. Runs of two-byte and of three-byte characters go to
+/// `run` ([`Runs`]: [`two_byte_run`] and [`three_byte_run`], or vector twins), which
+/// decodes the longest run of them from where it is given.
 ///
 /// [`utf8_prefix_pass`] with [`three_byte_run`]: the first stage of
 /// [`super::utf8_prefix_to_utf16`], or all of it, below SSSE3. A function of its
