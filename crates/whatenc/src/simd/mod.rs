@@ -233,8 +233,9 @@ fn with_checks<R>(f: impl FnOnce(&utf8_check::Checks) -> R) -> Option<R> {
 }
 
 /// Validates UTF-8 with the kernels of [`with_checks`], where there are some; otherwise
-/// (the SSE2 and portable tiers) with simdutf8's fastest kernel for this CPU. The
-/// text when all of `bytes` is valid.
+/// (the SSE2 and portable tiers) with simdutf8's fastest kernel for this CPU, or for
+/// inputs shorter than [`scalar::SHORT_UTF8`] with [`scalar::short_utf8_valid_up_to`].
+/// The text when all of `bytes` is valid.
 ///
 /// simdutf8's `compat` flavour, not `basic`: `basic` checks every block in full once
 /// it has met one non-ASCII byte, `compat` goes back to its ASCII loop, and on text
@@ -250,6 +251,12 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
         // `bytes` valid.
         return valid.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
     }
+    if bytes.len() < scalar::SHORT_UTF8 {
+        // SAFETY: `short_utf8_valid_up_to` (tested against `core::str::from_utf8`)
+        // found all of `bytes` valid.
+        return (scalar::short_utf8_valid_up_to(bytes) == bytes.len())
+            .then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
+    }
     simdutf8::compat::from_utf8(bytes).ok()
 }
 
@@ -263,6 +270,11 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
         // SAFETY: the kernel found no error before `valid_up_to`, and the standard
         // library placed it when there is one.
         return unsafe { core::str::from_utf8_unchecked(&bytes[..valid_up_to]) };
+    }
+    if bytes.len() < scalar::SHORT_UTF8 {
+        // SAFETY: `short_utf8_valid_up_to` (tested against `core::str::from_utf8`)
+        // found no error before `valid_up_to`, where it stopped.
+        return unsafe { core::str::from_utf8_unchecked(&bytes[..scalar::short_utf8_valid_up_to(bytes)]) };
     }
     if let Some(text) = validate_utf8(bytes) {
         return text;

@@ -911,6 +911,49 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
 }
 
 /// The length of the longest valid UTF-8 prefix of `bytes` (as
+/// `Utf8Error::valid_up_to`), for short inputs: a word of ASCII at a time, then a
+/// character at a time with the bounds of the standard's UTF-8 decoder
+/// ([`utf8_second_byte_bounds`]). Below the tiers with UTF-8 check kernels, it takes
+/// the inputs shorter than [`SHORT_UTF8`], for which simdutf8's set-up (a copy of the
+/// input into a 64-byte block) costs more than the check.
+///
+/// ```text
+/// "añ日𝄞" → 10; "a\xC0\x80" → 1; "a\xE2\x82" (cut) → 1
+/// ```
+#[inline]
+pub(crate) fn short_utf8_valid_up_to(bytes: &[u8]) -> usize {
+    let mut read = 0;
+    while let Some(&lead) = bytes.get(read) {
+        if lead < 0x80 {
+            if let Some(word) = bytes[read..].first_chunk::<8>()
+                && u64::from_le_bytes(*word) & 0x8080_8080_8080_8080 == 0
+            {
+                read += 8;
+            } else {
+                read += 1;
+            }
+            continue;
+        }
+        let valid = match lead {
+            0xC2..=0xDF => bytes.get(read + 1).is_some_and(|&b| b & 0xC0 == 0x80).then_some(2),
+            0xE0..=0xEF => bytes.get(read..read + 3).and_then(three_byte_unit).map(|_| 3),
+            0xF0..=0xF4 => bytes.get(read..read + 4).and_then(|sequence| {
+                let (lower, upper) = utf8_second_byte_bounds(lead);
+                ((lower..=upper).contains(&sequence[1]) && sequence[2..].iter().all(|&b| b & 0xC0 == 0x80)).then_some(4)
+            }),
+            _ => None,
+        };
+        let Some(len) = valid else { break };
+        read += len;
+    }
+    read
+}
+
+/// The inputs shorter than this go to [`short_utf8_valid_up_to`] below the tiers
+/// with UTF-8 check kernels.
+pub(crate) const SHORT_UTF8: usize = 64;
+
+/// The length of the longest valid UTF-8 prefix of `bytes` (as
 /// `Utf8Error::valid_up_to`): the twin of the UTF-8 validation kernels.
 // Only the AVX-512 and AVX2 kernels' tests use it.
 #[cfg_attr(not(all(target_arch = "x86_64", not(whatenc_portable), test)), allow(dead_code))]

@@ -840,4 +840,31 @@ pub(super) mod tests {
         long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
         mode_switches(same);
     }
+
+    /// `scalar::short_utf8_valid_up_to` against the standard library.
+    fn same_short(bytes: &[u8], _copy: bool) {
+        assert_eq!(scalar::short_utf8_valid_up_to(bytes), scalar::utf8_valid_up_to(bytes), "{bytes:02X?}");
+    }
+
+    /// The short-input check: every input of one and two bytes, and every one of
+    /// three with a lead byte of three or four bytes (after ASCII); every pair at each offset of a short input; every lead
+    /// byte with every second byte and a sample of the rest at and around the
+    /// eight-byte words; random inputs of up to 80 bytes.
+    #[test]
+    fn short_utf8_valid_up_to_matches_std() {
+        for first in 0..=255u8 {
+            same_short(&[first], false);
+            for second in 0..=255u8 {
+                same_short(&[first, second], false);
+                if (0xE0..=0xF4).contains(&first) {
+                    for third in 0..=255u8 {
+                        same_short(&[b'a', first, second, third], false);
+                    }
+                }
+            }
+        }
+        short_sequences(0..=20, 20, &[8, 16, 21, 63], same_short);
+        long_sequences(&[0, 1, 6, 7, 8, 9, 15, 16, 60], 64, 63, same_short);
+        random_inputs(0x6A09_E667_F3BC_C908, 200_000, 80, same_short);
+    }
 }
