@@ -445,7 +445,13 @@ pub(crate) fn utf8_prefix_pass<const HAND_OVER: bool, R: Runs>(
                     break;
                 };
                 dst[written] = unit;
-                let (r, w) = run.three_byte(src, dst, read + 3, written + 1);
+                // A run only where another three-byte lead follows: a lone
+                // punctuation mark (’, “, —) among Latin text skips the vector set-up.
+                let (r, w) = if src.get(read + 3).is_some_and(|&b| b & 0xF0 == 0xE0) {
+                    run.three_byte(src, dst, read + 3, written + 1)
+                } else {
+                    (read + 3, written + 1)
+                };
                 if HAND_OVER {
                     if !R::VECTOR {
                         // The heat as at the top of the loop, three bytes after the
