@@ -847,7 +847,8 @@ pub(super) mod tests {
     }
 
     /// The short-input check: every input of one and two bytes, and every one of
-    /// three with a lead byte of three or four bytes (after ASCII); every pair at each offset of a short input; every lead
+    /// three with a lead byte of three or four bytes (after ASCII); three-byte
+    /// sequences followed by varied ones; every pair at each offset of a short input; every lead
     /// byte with every second byte and a sample of the rest at and around the
     /// eight-byte words; random inputs of up to 80 bytes.
     #[test]
@@ -859,6 +860,22 @@ pub(super) mod tests {
                 if (0xE0..=0xF4).contains(&first) {
                     for third in 0..=255u8 {
                         same_short(&[b'a', first, second, third], false);
+                    }
+                }
+            }
+        }
+        // One or two three-byte characters, then every lead of three or four bytes
+        // and second byte with a sample of third bytes (the pairs that the check
+        // takes two at a time), with a continuation byte, a character or ASCII after.
+        for lead in 0xE0..=0xF4u8 {
+            for second in 0..=255u8 {
+                for third in SOME {
+                    for (head, tail) in [("中", &b""[..]), ("中文", b"a"), ("中", "中".as_bytes()), ("中文", b"\x80")]
+                    {
+                        let mut bytes = head.as_bytes().to_vec();
+                        bytes.extend_from_slice(&[lead, second, third]);
+                        bytes.extend_from_slice(tail);
+                        same_short(&bytes, false);
                     }
                 }
             }
