@@ -938,9 +938,10 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
 /// `Utf8Error::valid_up_to`), for short inputs: a word of ASCII at a time, runs of
 /// three-byte characters two at a time ([`two_three_byte_units`]; CJK pieces of 16
 /// to 63 bytes 10% faster than one at a time), the rest a character at a time with
-/// the bounds of the standard's UTF-8 decoder ([`utf8_second_byte_bounds`]). Below the tiers with UTF-8 check kernels, it takes
-/// the inputs shorter than [`SHORT_UTF8`], for which simdutf8's set-up (a copy of the
-/// input into a 64-byte block) costs more than the check.
+/// the bounds of the standard's UTF-8 decoder ([`utf8_second_byte_bounds`]). Below
+/// the tiers with UTF-8 check kernels, it takes the inputs shorter than
+/// [`SHORT_UTF8`], for which simdutf8's set-up (a copy of the input into a 64-byte
+/// block) costs more than the check.
 ///
 /// ```text
 /// "añ日𝄞" → 10; "a\xC0\x80" → 1; "a\xE2\x82" (cut) → 1
@@ -1191,9 +1192,8 @@ pub(super) mod tests {
         }
         // Short runs of three-byte characters between spaces (which a vector `run`
         // hands over), long runs with ASCII between (which it keeps), and the two
-        // in turn, with one error or none.
-        // The same for words of two-byte letters, long (which a vector `run` hands
-        // over) and short among ASCII (which it keeps).
+        // in turn; words of two-byte letters, long (which it hands over) and short
+        // among ASCII (which it keeps); with one error or none.
         let texts = [
             "한국어 문장 입니다 ",
             "日本語の長い文章の一部です、とても長い。2026年",

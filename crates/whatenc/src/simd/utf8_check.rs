@@ -848,9 +848,9 @@ pub(super) mod tests {
 
     /// The short-input check: every input of one and two bytes, and every one of
     /// three with a lead byte of three or four bytes (after ASCII); three-byte
-    /// sequences followed by varied ones; every pair at each offset of a short input; every lead
-    /// byte with every second byte and a sample of the rest at and around the
-    /// eight-byte words; random inputs of up to 80 bytes.
+    /// sequences followed by varied ones; every pair at each offset of a short
+    /// input; every lead byte with every second byte and a sample of the rest at and
+    /// around the eight-byte words; random inputs of up to 80 bytes.
     #[test]
     fn short_utf8_valid_up_to_matches_std() {
         for first in 0..=255u8 {
