@@ -21,6 +21,9 @@ echo "## Every tier, rotating inputs, one run"
 echo
 echo "- Machine: ${cpu:-unknown CPU}, $(nproc) cores; $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "- Tables: $dir/TIER.md"
+if [ -n "${RUSTFLAGS:-}" ]; then
+  echo "- Built with RUSTFLAGS=\`$RUSTFLAGS\` (whatenc and its peers)"
+fi
 echo
 echo "| tier | cases | geomean whatenc / encoding_rs | below 1.0 | per operation (geomean, below 1.0 / cases) | UTF-8 validation and → String, whatenc / simdutf8 SSE4.2 |"
 echo "|---|---:|---:|---:|---|---|"
