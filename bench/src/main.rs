@@ -381,8 +381,9 @@ fn report(settings: &Settings, results: &Results) -> String {
     writeln!(out, "- Date: {}", command("date", &["-u", "+%Y-%m-%d %H:%M UTC"])).unwrap();
     writeln!(out, "- Machine: {cpu}, {} cores", std::thread::available_parallelism().map_or(0, |n| n.get())).unwrap();
     writeln!(out, "- Compiler: {}", command("rustc", &["--version"])).unwrap();
-    // Flags change code layout, and with it the speed of both sides (see "Code layout
-    // and Intel's jump erratum" in BENCHMARKS.md): say which ones built this table.
+    // Flags change code layout, and with it the speed of both sides (see "Session 15"
+    // in BENCHMARKS.md): say which ones built this table. Only `RUSTFLAGS` from the
+    // environment is seen, not flags from `.cargo/config.toml`.
     if let Some(flags) = option_env!("RUSTFLAGS").filter(|flags| !flags.trim().is_empty()) {
         writeln!(out, "- Built with RUSTFLAGS=`{flags}` (both whatenc and its peers)").unwrap();
     }
