@@ -93,8 +93,8 @@ pub(super) const SPARSE: usize = 2;
 /// one a byte read), and the heat that switches to the dense mode: four such steps
 /// among five in a row (or more, further apart). With three among four (12), English
 /// text, whose curly quotes come in pairs a few words apart, went dense too often:
-/// SSSE3 validation of en.txt 12% slower, the other pages and the AVX2 tier within
-/// 2–4% either way (rotating, `Intel Xeon` Cascade Lake).
+/// SSSE3 validation of en.txt took 11% more time, the other pages and the AVX2 tier
+/// within 4% either way (rotating, `Intel Xeon` Cascade Lake).
 const HEAT: usize = 5;
 const HOT: usize = 16;
 /// Blocks per step of the validation fused with a copy, in one mode.
