@@ -227,18 +227,12 @@ impl Sample {
     #[inline(always)]
     fn of<U: Units>(src: U) -> Sample {
         let blocks = (src.len() / 8).min(32);
-        // Bit 15 of each lane whose unit has a bit of `high` set.
-        let lanes_with = |word: u64, high: u64| {
-            let bits = word & high;
-            ((((bits & (0x7FFF * LANES)) + 0x7FFF * LANES) | bits) >> 15) & LANES
-        };
-        // A count in each lane (at most 64): in the low 32 bits of a lane's pair for
-        // the units that are not ASCII, in the high 32 for the three-byte units.
+        // A count in each lane (at most 64), for the units that are not ASCII and
+        // for the three-byte units.
         let (not_ascii, three) = (0..blocks)
             .flat_map(|b| src.words(8 * b))
             .fold((0, 0), |(a, t), word| (a + lanes_with(word, NOT_ASCII), t + lanes_with(word, 0xF800 * LANES)));
-        let total = |counts: u64| (counts.wrapping_mul(LANES) >> 48) as usize;
-        Sample { units: 8 * blocks, not_ascii: total(not_ascii), three: total(three) }
+        Sample { units: 8 * blocks, not_ascii: lanes_total(not_ascii), three: lanes_total(three) }
     }
 
     /// Whether the chunk loop is the faster: at least 1/8 of the units are not ASCII
@@ -258,14 +252,23 @@ impl Sample {
 #[inline(always)]
 fn sparse_text<U: Units>(src: U) -> bool {
     let blocks = (src.len() / 8).min(64);
-    // Bit 15 of each lane whose unit is not ASCII, summed in the lanes (at most 128).
-    let lanes = |word: u64| {
-        let bits = word & NOT_ASCII;
-        ((((bits & (0x7FFF * LANES)) + 0x7FFF * LANES) | bits) >> 15) & LANES
-    };
-    let counts = (0..blocks).flat_map(|b| src.words(8 * b)).fold(0, |acc, word| acc + lanes(word));
-    let not_ascii = (counts.wrapping_mul(LANES) >> 48) as usize;
-    blocks >= 8 && not_ascii * 40 < 8 * blocks
+    // A count in each lane, at most 128.
+    let counts = (0..blocks).flat_map(|b| src.words(8 * b)).fold(0, |acc, word| acc + lanes_with(word, NOT_ASCII));
+    blocks >= 8 && lanes_total(counts) * 40 < 8 * blocks
+}
+
+/// One in each 16-bit lane of `word` whose unit has a bit of `high` set (bit 15 of
+/// the lane moved down): summed over words, a count in each lane.
+#[inline(always)]
+fn lanes_with(word: u64, high: u64) -> u64 {
+    let bits = word & high;
+    ((((bits & (0x7FFF * LANES)) + 0x7FFF * LANES) | bits) >> 15) & LANES
+}
+
+/// The sum of the four lanes' counts of [`lanes_with`] (each below 2^14).
+#[inline(always)]
+fn lanes_total(counts: u64) -> usize {
+    (counts.wrapping_mul(LANES) >> 48) as usize
 }
 
 /// Whether a code unit is a surrogate (0xD800–0xDFFF).
@@ -557,12 +560,12 @@ fn ascii_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> usize {
     n
 }
 
-/// [`ascii_run`] that goes on past a lone unit below U+0800 (its two bytes written)
-/// when the eight units after it are ASCII: German or Portuguese text, where such a
-/// run ends at every accented letter otherwise, and the chunk after it takes the
-/// slower path for its 32 units. Returns (units read, bytes written); it writes a
-/// two-byte unit only with 16 bytes of room, so that the room kept before each
-/// unit (at most 8) stays.
+/// [`ascii_run`] that goes on past a lone unit that is not ASCII (nor a surrogate),
+/// its bytes written, when the eight units after it are ASCII: English or German
+/// text, where such a run ends at every accented letter or curly quote otherwise,
+/// and the chunk after it takes the slower path for its 32 units. Returns (units
+/// read, bytes written); it writes such a unit only with 16 bytes of room, so that
+/// the room kept before each unit (at most 8) stays.
 #[inline(always)]
 fn latin_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> (usize, usize) {
     let len = src.len();
@@ -923,17 +926,26 @@ mod tests {
                                 swapped_to_utf8::<_, { BlockKernels::Sse2 as u8 }>(src, &mut out, min_room, false)
                             };
                             let label = format!("{k} {shift} {size} {min_room} {latin} {kernels}");
-                            let expected = String::from_utf16(&units[..read]).unwrap();
-                            assert_eq!(&out[..written], expected.as_bytes(), "{label}");
-                            assert!(read <= stop, "{label}");
-                            if read < stop {
-                                let next = char::from_u32(units[read].into()).unwrap().len_utf8();
-                                assert!(size - written < next.max(min_room), "{label}");
-                            }
+                            stopped_right(&units, stop, &out, min_room, (read, written), &label);
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Checks a transcoding of `units` into `out` that read and wrote `done`
+    /// against the standard library: the bytes of the units read, and a stop only at
+    /// `stop` (the first surrogate) or where the next unit's bytes, or `min_room`, no
+    /// longer fit.
+    fn stopped_right(units: &[u16], stop: usize, out: &[u8], min_room: usize, done: (usize, usize), label: &str) {
+        let (read, written) = done;
+        let expected = String::from_utf16(&units[..read]).unwrap();
+        assert_eq!(&out[..written], expected.as_bytes(), "{label}");
+        assert!(read <= stop, "{label}");
+        if read < stop {
+            let next = char::from_u32(units[read].into()).unwrap().len_utf8();
+            assert!(out.len() - written < next.max(min_room), "{label}");
         }
     }
 
@@ -976,13 +988,7 @@ mod tests {
                             _ => swapped_to_utf8::<_, P>(ByteUnits::<true>(&bytes[1]), &mut out, min_room, true),
                         };
                         let label = format!("{round} {size} {min_room} {source}");
-                        let expected = String::from_utf16(&units[..read]).unwrap();
-                        assert_eq!(&out[..written], expected.as_bytes(), "{label}");
-                        assert!(read <= stop, "{label}");
-                        if read < stop {
-                            let next = char::from_u32(units[read].into()).unwrap().len_utf8();
-                            assert!(size - written < next.max(min_room), "{label}");
-                        }
+                        stopped_right(&units, stop, &out, min_room, (read, written), &label);
                     }
                 }
             }
