@@ -252,9 +252,13 @@ impl Sample {
 #[inline(always)]
 fn sparse_text<U: Units>(src: U) -> bool {
     let blocks = (src.len() / 8).min(64);
+    if blocks < 8 {
+        // Too short to tell (and short calls should not pay for the count).
+        return false;
+    }
     // A count in each lane, at most 128.
     let counts = (0..blocks).flat_map(|b| src.words(8 * b)).fold(0, |acc, word| acc + lanes_with(word, NOT_ASCII));
-    blocks >= 8 && lanes_total(counts) * 40 < 8 * blocks
+    lanes_total(counts) * 40 < 8 * blocks
 }
 
 /// One in each 16-bit lane of `word` whose unit has a bit of `high` set (bit 15 of
