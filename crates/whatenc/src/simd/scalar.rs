@@ -536,15 +536,19 @@ fn three_byte_unit(b: &[u8]) -> Option<u16> {
 
 /// Decodes the longest run of whole, valid three-byte sequences ([`three_byte_unit`])
 /// at the start of `src` into `dst`, while it has room; returns the characters (one
-/// unit each, three bytes each). Two at a step ([`two_three_byte_units`]), then one.
+/// unit each, three bytes each). Four at a step, two ([`two_three_byte_units`]), then
+/// one.
 ///
 /// ```text
 /// "日本語a" → 3 (nine bytes read); "\xE0\x80\x80" (overlong) → 0
 /// ```
 #[inline(always)]
 pub(crate) fn three_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
-    while let (Some(six), Some(out)) = (src.get(read..read + 6), dst.get_mut(written..written + 2)) {
-        let Some(pair) = two_three_byte_units(six) else { break };
+    while let (Some(bytes), Some(out)) = (src.get(read..read + 8), dst.get_mut(written..written + 2)) {
+        let (good, pair) = two_three_byte_units(le_word(bytes));
+        if !good {
+            break;
+        }
         out.copy_from_slice(&pair);
         read += 6;
         written += 2;
@@ -556,6 +560,12 @@ pub(crate) fn three_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut w
         written += 1;
     }
     (read, written)
+}
+
+/// The first eight bytes of `bytes` (at least eight) as a little-endian word.
+#[inline(always)]
+fn le_word(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes.first_chunk::<8>().copied().unwrap_or([0; 8]))
 }
 
 /// The end of a step of a vector twin of [`three_byte_run`] at `read` and `written`
@@ -650,19 +660,18 @@ impl Runs for ScalarRuns {
     }
 }
 
-/// [`three_byte_unit`] for two sequences at once: the units of the six bytes `b`
-/// (`b.len() == 6`) if they are two whole, valid three-byte sequences.
+/// [`three_byte_unit`] for two sequences at once: whether the low six bytes of `word`
+/// (little-endian) are two whole, valid three-byte sequences, and their units if
+/// so. Without a branch, so that callers can join the answers for several words.
 #[inline(always)]
-fn two_three_byte_units(b: &[u8]) -> Option<[u16; 2]> {
-    let word =
-        u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])) | u64::from(u16::from_le_bytes([b[4], b[5]])) << 32;
+fn two_three_byte_units(word: u64) -> (bool, [u16; 2]) {
     // Leads E0 to EF (bytes 0 and 3), continuation bytes between.
-    if word & 0xC0C0_F0C0_C0F0 != 0x8080_E080_80E0 {
-        return None;
-    }
+    let shaped = word & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0;
     let unit = |w: u64| ((w & 0x0F) << 12 | (w >> 8 & 0x3F) << 6 | (w >> 16 & 0x3F)) as u16;
     let units = [unit(word), unit(word >> 24)];
-    units.iter().all(|&unit| unit >= 0x800 && unit & 0xF800 != 0xD800).then_some(units)
+    // Not overlong, not a surrogate.
+    let allowed = |unit: u16| (unit >= 0x800) & (unit & 0xF800 != 0xD800);
+    (shaped & allowed(units[0]) & allowed(units[1]), units)
 }
 
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
@@ -977,8 +986,8 @@ pub(crate) fn short_utf8_valid_up_to(bytes: &[u8]) -> usize {
             0xC2..=0xDF => bytes.get(read + 1).is_some_and(|&b| b & 0xC0 == 0x80).then_some(2),
             0xE0..=0xEF => {
                 // Two at a step while they last (CJK text), then one.
-                while let Some(six) = bytes.get(read..read + 6)
-                    && two_three_byte_units(six).is_some()
+                while let Some(eight) = bytes.get(read..read + 8)
+                    && two_three_byte_units(le_word(eight)).0
                 {
                     read += 6;
                 }
@@ -1059,9 +1068,20 @@ pub(super) mod tests {
         assert_eq!((read, &out[..written]), (valid_up_to, &units[..]), "{src:02X?}");
     }
 
-    /// Compares `kernel`, a twin of [`three_byte_run`], with it on `src` from `read`,
-    /// into `dst_len` units from `written`: where each stops, and the units up to there.
-    #[cfg_attr(any(whatenc_portable, not(any(target_arch = "x86_64", target_arch = "aarch64"))), allow(dead_code))]
+    /// [`three_byte_run`] one character at a time, for the tests.
+    fn three_byte_run_naive(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
+        while let (Some(three), Some(out)) = (src.get(read..read + 3), dst.get_mut(written)) {
+            let Some(unit) = three_byte_unit(three) else { break };
+            *out = unit;
+            read += 3;
+            written += 1;
+        }
+        (read, written)
+    }
+
+    /// Compares `kernel`, a twin of [`three_byte_run`], with the naive loop on `src`
+    /// from `read`, into `dst_len` units from `written`: where each stops, and the
+    /// units up to there.
     fn same_run(
         kernel: &impl Fn(&[u8], &mut [u16], usize, usize) -> (usize, usize),
         src: &[u8],
@@ -1071,18 +1091,17 @@ pub(super) mod tests {
     ) {
         let (mut a, mut b) = (vec![0u16; dst_len], vec![0u16; dst_len]);
         let (ra, wa) = kernel(src, &mut a, read, written);
-        let (rb, wb) = three_byte_run(src, &mut b, read, written);
+        let (rb, wb) = three_byte_run_naive(src, &mut b, read, written);
         assert_eq!((ra, wa, &a[..wa]), (rb, wb, &b[..wb]), "{src:02X?} from {read}, {written} of {dst_len}");
         assert_eq!(ra - read, 3 * (wa - written));
     }
 
-    /// Compares `kernel`, a twin of [`three_byte_run`], with it: every lead byte and
+    /// Compares `kernel`, a twin of [`three_byte_run`], with the naive loop: every lead byte and
     /// second byte with the boundary values of the third, in each slot of the first
     /// two steps of runs of every length to 14 (cut by the end, or followed by ASCII);
     /// every second and third byte after the leads with bounds of their own (E0,
     /// ED) and two others, in the first and the last slot of a step; at every start,
     /// and with output that ends before a step's eight units.
-    #[cfg_attr(any(whatenc_portable, not(any(target_arch = "x86_64", target_arch = "aarch64"))), allow(dead_code))]
     pub(in super::super) fn three_byte_run_cases(kernel: impl Fn(&[u8], &mut [u16], usize, usize) -> (usize, usize)) {
         let run: alloc::vec::Vec<u8> = "日本語の文字列、中文字符串，ภาษาไทย".bytes().collect();
         for len in 0..=14 {
@@ -1222,6 +1241,12 @@ pub(super) mod tests {
             }
             check_prefix(&bytes);
         }
+    }
+
+    /// The scalar run, four characters a step, against the naive loop.
+    #[test]
+    fn three_byte_run_matches_the_naive_loop() {
+        three_byte_run_cases(three_byte_run);
     }
 
     /// A `Runs` with `VECTOR` set, as the SSSE3 and NEON ones are, for the hand-over
