@@ -246,19 +246,45 @@ impl Sample {
     }
 }
 
-/// Whether fewer than 1/40 of the first 512 units of `src` (whole blocks of eight,
-/// at least 64 units) are not ASCII: text where most runs of ASCII are long (English,
-/// German), for [`latin_run`]. Asked once per call.
-#[inline(always)]
-fn sparse_text<U: Units>(src: U) -> bool {
-    let blocks = (src.len() / 8).min(64);
-    if blocks < 8 {
-        // Too short to tell (and short calls should not pay for the count).
-        return false;
+/// How the portable loop takes text ([`bmp_to_utf8_words`]), from the share of
+/// units that are not ASCII among the first 512 of it (whole blocks of eight, at
+/// least 64 units). Asked once per call.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Text {
+    /// Chunks, and runs of ASCII ([`ascii_run`]): short text, or text where more than
+    /// 1/LETTERS of the units are not ASCII (Czech, Russian, CJK).
+    Chunks,
+    /// Fewer than 1/40 (English, German): runs of ASCII go on past a lone letter
+    /// ([`latin_run`]).
+    Sparse,
+    /// Between (Portuguese, French): [`letter_steps`] before each chunk.
+    Letters,
+}
+
+/// See [`Text::Chunks`]: with 1/10, Czech (a letter every ten units) took the
+/// steps 7% slower than the chunks.
+const LETTERS: usize = 16;
+
+impl Text {
+    /// The way for `src`, from its first 512 units.
+    #[inline(always)]
+    fn of<U: Units>(src: U) -> Text {
+        let blocks = (src.len() / 8).min(64);
+        if blocks < 8 {
+            // Too short to tell (and short calls should not pay for the count).
+            return Text::Chunks;
+        }
+        // A count in each lane, at most 128.
+        let counts = (0..blocks).flat_map(|b| src.words(8 * b)).fold(0, |acc, word| acc + lanes_with(word, NOT_ASCII));
+        let not_ascii = lanes_total(counts);
+        if not_ascii * 40 < 8 * blocks {
+            Text::Sparse
+        } else if not_ascii * LETTERS < 8 * blocks {
+            Text::Letters
+        } else {
+            Text::Chunks
+        }
     }
-    // A count in each lane, at most 128.
-    let counts = (0..blocks).flat_map(|b| src.words(8 * b)).fold(0, |acc, word| acc + lanes_with(word, NOT_ASCII));
-    lanes_total(counts) * 40 < 8 * blocks
 }
 
 /// One in each 16-bit lane of `word` whose unit has a bit of `high` set (bit 15 of
@@ -338,7 +364,7 @@ pub(crate) fn bmp_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> 
 #[target_feature(enable = "ssse3")]
 unsafe fn bmp_to_utf8_ssse3<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     if Sample::of(src).wants_chunks(16) {
-        bmp_to_utf8_words::<U, K>(src, dst, min_room, false)
+        bmp_to_utf8_words::<U, K>(src, dst, min_room, Text::Chunks)
     } else {
         bmp_to_utf8_loop::<U, K>(src, dst, min_room)
     }
@@ -358,7 +384,7 @@ unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) ->
     if mixed_text(src) {
         bmp_to_utf8_blocks::<U, { BlockKernels::Wide as u8 }, true>(src, dst, min_room)
     } else if Sample::of(src).wants_chunks(2) {
-        bmp_to_utf8_words::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room, false)
+        bmp_to_utf8_words::<U, { BlockKernels::Wide as u8 }>(src, dst, min_room, Text::Chunks)
     } else {
         bmp_to_utf8_blocks::<U, { BlockKernels::Wide as u8 }, false>(src, dst, min_room)
     }
@@ -372,11 +398,11 @@ unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) ->
 #[inline(never)]
 fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     // Asked once here, not for each of `swapped_to_utf8`'s windows.
-    let latin = K == BlockKernels::Portable as u8 && sparse_text(src);
+    let text = if K == BlockKernels::Portable as u8 { Text::of(src) } else { Text::Chunks };
     if U::SWAPPED && src.len() >= SWAP_MIN {
-        return swapped_to_utf8::<U, K>(src, dst, min_room, latin);
+        return swapped_to_utf8::<U, K>(src, dst, min_room, text);
     }
-    bmp_to_utf8_words::<U, K>(src, dst, min_room, latin)
+    bmp_to_utf8_words::<U, K>(src, dst, min_room, text)
 }
 
 /// Units in a window of [`swapped_to_utf8`]: with 256, the ends of the windows
@@ -393,14 +419,14 @@ const SWAP_MIN: usize = 64;
 /// UTF-16BE → `String` at the portable tier: Japanese −21% time, Russian −11%,
 /// Czech −5%, Portuguese −5%, German −3% (rotating, `Intel Xeon` Cascade Lake).
 #[inline(always)]
-fn swapped_to_utf8<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize, latin: bool) -> (usize, usize) {
+fn swapped_to_utf8<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize, text: Text) -> (usize, usize) {
     let mut window = [0u16; SWAP_WINDOW];
     let (mut read, mut written) = (0, 0);
     while read < src.len() {
         let n = (src.len() - read).min(SWAP_WINDOW);
         src.units_into(read, &mut window[..n]);
         let (r, w) =
-            bmp_to_utf8_words::<NativeUnits<'_>, K>(NativeUnits(&window[..n]), &mut dst[written..], min_room, latin);
+            bmp_to_utf8_words::<NativeUnits<'_>, K>(NativeUnits(&window[..n]), &mut dst[written..], min_room, text);
         read += r;
         written += w;
         if r < n {
@@ -415,9 +441,12 @@ const NOT_ASCII: u64 = 0xFF80 * LANES;
 
 /// [`bmp_to_utf8`] in chunks of [`scalar::CHUNK_UNITS`]: a chunk of ASCII starts a
 /// run copied in bulk (by [`ascii_run`] with the portable kernels, or by
-/// [`latin_run`] when `latin`: [`bmp_to_utf8_capped`] asks [`sparse_text`] for the
-/// portable kernels; UTF-16 → UTF-8 of English −10% time, German −8%, Portuguese
-/// +1–3%, rotating, `Intel Xeon` Cascade Lake); a chunk of units
+/// [`latin_run`] for [`Text::Sparse`]: [`bmp_to_utf8_capped`] asks [`Text::of`] for
+/// the portable kernels; UTF-16 → UTF-8 of English −10% time, German −8%, rotating,
+/// `Intel Xeon` Cascade Lake); for [`Text::Letters`], [`letter_steps`] go before each
+/// chunk (time, portable tier, rotating, `Intel Xeon` Cascade Lake: UTF-16LE →
+/// `String` fr.txt −12%, pt.txt −9%, UTF-16BE −12% and −9%, UTF-16 → UTF-8 fr.txt
+/// −14%, pt.txt −10%); a chunk of units
 /// below U+0800 goes through [`scalar::chunk_to_utf8`] (no surrogate can be among
 /// them, so none is looked for), and so does any other chunk with the portable and
 /// SSE2 kernels; with SSSE3 or AVX-512, a chunk with three-byte units goes through
@@ -426,12 +455,20 @@ const NOT_ASCII: u64 = 0xFF80 * LANES;
 /// U+0800 through [`scalar::below_0x800_to_utf8`], others through
 /// [`scalar::block_to_utf8`].
 #[inline(always)]
-fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize, latin: bool) -> (usize, usize) {
+fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize, text: Text) -> (usize, usize) {
     debug_assert!(min_room <= 8);
     let len = src.len();
     let mut read = 0;
     let mut written = 0;
     while read + scalar::CHUNK_UNITS <= len {
+        if text == Text::Letters {
+            let (r, w) = letter_steps(src, read, &mut dst[written..]);
+            read += r;
+            written += w;
+            if read + scalar::CHUNK_UNITS > len {
+                break;
+            }
+        }
         let Some(out) = dst.get_mut(written..).and_then(|rest| rest.first_chunk_mut::<{ scalar::CHUNK_ROOM }>()) else {
             break;
         };
@@ -439,7 +476,7 @@ fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: us
         let any = chunk.iter().fold(0, |acc, &pair| acc | pair);
         let any = (any | any >> 16) & 0xFFFF;
         if any < 0x80 {
-            if latin {
+            if text == Text::Sparse {
                 let (r, w) = latin_run(src, read, &mut dst[written..]);
                 read += r;
                 written += w;
@@ -595,6 +632,57 @@ fn latin_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> (usize, usize) {
         read += 1;
         written += n;
     }
+}
+
+/// Room [`letter_steps`] needs for a step: its copy after a second letter reaches
+/// byte 34 (16 + 2 + 16), and each unit keeps the room asked for after it (at most
+/// 8 bytes).
+const LETTER_ROOM: usize = 48;
+
+/// Sixteen code units a step while at most two of them are not ASCII, and those are
+/// below U+0800 (the letters of Portuguese or French text among ASCII), with no
+/// branch on where they are: the units narrowed to bytes, a letter's second byte in
+/// its place, are stored whole; then from each letter on, the bytes again one place
+/// further, the letter's first byte before them. In text where a run of ASCII ends
+/// every 30 units or so, the branches of a run (and the chunk after it) mispredict
+/// at each letter. Returns (units read, bytes written) when a step does not apply,
+/// or room or input run out.
+#[inline(always)]
+fn letter_steps<U: Units>(src: U, i: usize, dst: &mut [u8]) -> (usize, usize) {
+    let len = src.len();
+    let (mut read, mut written) = (0, 0);
+    while i + read + 16 <= len {
+        let Some(out) = dst.get_mut(written..).and_then(|rest| rest.first_chunk_mut::<LETTER_ROOM>()) else { break };
+        let units = src.block16(i + read);
+        if units.iter().fold(0, |acc, &unit| acc | unit) >= 0x800 {
+            break;
+        }
+        // Each unit's byte, in place: itself if ASCII, a letter's second byte (bit 7
+        // set) otherwise; and a letter's first byte. (Arithmetic in a loop, which LLVM
+        // vectorizes; with a branch in `map`, it took a unit at a time.)
+        let mut first = [0u8; 16];
+        for ((byte, first), &unit) in out.iter_mut().zip(&mut first).zip(&units) {
+            let letter = u16::from(unit >= 0x80).wrapping_neg();
+            *byte = (unit ^ ((unit ^ (0x80 | (unit & 0x3F))) & letter)) as u8;
+            *first = (0xC0 | (unit >> 6)) as u8;
+        }
+        let bytes = u128::from_le_bytes(out.first_chunk::<16>().copied().unwrap_or([0; 16]));
+        let flags = bytes & (0x80 * (u128::MAX / 0xFF));
+        let rest = flags & flags.wrapping_sub(1);
+        if rest & rest.wrapping_sub(1) != 0 {
+            // Three letters or more.
+            break;
+        }
+        // The letters' places (16 where there is none).
+        let (p, q) = ((flags.trailing_zeros() / 8) as usize, (rest.trailing_zeros() / 8) as usize);
+        out.copy_within(p..p + 16, p + 1);
+        out[p] = first[p & 15];
+        out.copy_within(q + 1..q + 17, q + 2);
+        out[q + 1] = first[q & 15];
+        read += 16;
+        written += 16 + usize::from(p < 16) + usize::from(q < 16);
+    }
+    (read, written)
 }
 
 /// Narrows four ASCII code units (16-bit lanes) to four bytes, in the low half.
@@ -920,16 +1008,21 @@ mod tests {
                 let first_window = String::from_utf16(&units[..SWAP_WINDOW.min(stop)]).unwrap().len();
                 let sizes = (first_window.saturating_sub(8)..first_window + 8).chain([0, 5, units.len() * 3]);
                 for size in sizes {
-                    for (min_room, latin) in [(0, false), (3, false), (0, true), (3, true)] {
+                    for (min_room, text) in [0, 3].into_iter().flat_map(|m| TEXTS.map(|t| (m, t))) {
                         for kernels in [BlockKernels::Portable as u8, BlockKernels::Sse2 as u8] {
                             let mut out = vec![0u8; size];
                             let src = ByteUnits::<true>(&bytes);
                             let (read, written) = if kernels == BlockKernels::Portable as u8 {
-                                swapped_to_utf8::<_, { BlockKernels::Portable as u8 }>(src, &mut out, min_room, latin)
+                                swapped_to_utf8::<_, { BlockKernels::Portable as u8 }>(src, &mut out, min_room, text)
                             } else {
-                                swapped_to_utf8::<_, { BlockKernels::Sse2 as u8 }>(src, &mut out, min_room, false)
+                                swapped_to_utf8::<_, { BlockKernels::Sse2 as u8 }>(
+                                    src,
+                                    &mut out,
+                                    min_room,
+                                    Text::Chunks,
+                                )
                             };
-                            let label = format!("{k} {shift} {size} {min_room} {latin} {kernels}");
+                            let label = format!("{k} {shift} {size} {min_room} {text:?} {kernels}");
                             stopped_right(&units, stop, &out, min_room, (read, written), &label);
                         }
                     }
@@ -953,47 +1046,107 @@ mod tests {
         }
     }
 
-    /// The portable loop with [`latin_run`] (the choice [`sparse_text`] makes for
-    /// text of long ASCII runs), against the standard library: ASCII words with a
-    /// unit that is not ASCII now and then (one, two or three bytes; some close
-    /// together, so that the run hands back to the chunks), a surrogate pair or a
-    /// lone surrogate rarely; from native units and from bytes in both orders, at
-    /// every room and with room kept. It stops only at a surrogate or for room.
+    /// Each way the portable loop takes text.
+    const TEXTS: [Text; 3] = [Text::Chunks, Text::Sparse, Text::Letters];
+
+    /// The portable loop with [`latin_run`] ([`Text::Sparse`], for text of long
+    /// ASCII runs) and with [`letter_steps`] ([`Text::Letters`], for text with a
+    /// letter every 20 units or so), against the standard library: ASCII words with
+    /// a unit that is not ASCII now and then (one, two or three bytes; some close
+    /// together, three or more in a step of sixteen, so that the run or the steps
+    /// hand back to the chunks), a surrogate pair or a lone surrogate rarely; from
+    /// native units and from bytes in both orders, at every room and with room kept.
+    /// It stops only at a surrogate or for room.
     #[test]
-    fn latin_runs_match_the_standard_library() {
-        let mut next = crate::simd::xorshift(0x1A71);
+    fn latin_runs_and_letter_steps_match_the_standard_library() {
         let rare = ["\u{e9}", "\u{df}", "\u{2019}", "\u{7ff}", "\u{800}", "\u{fffd}", "\u{e9}\u{e9}", "\u{e4}b\u{fc}"];
-        for round in 0..6 {
-            let mut units: Vec<u16> = Vec::new();
-            while units.len() < 700 {
-                let r = next();
-                units
-                    .extend(["the ", "sparse", " text ", "of ", "a", "bcdefgh "][(r >> 8) as usize % 6].encode_utf16());
-                if r.is_multiple_of(19) {
-                    units.extend(rare[(r >> 20) as usize % rare.len()].encode_utf16());
+        let letters =
+            ["\u{e7}\u{e3}o", "\u{e9}", "\u{ea}ncia", "\u{c0}", "\u{f5}es", "\u{ab}\u{a0}", "\u{7ff}", "\u{80}"];
+        for (text, every, seed) in [(Text::Sparse, 19, 0x1A71), (Text::Letters, 5, 0x1E77)] {
+            let mut next = crate::simd::xorshift(seed);
+            for round in 0..6 {
+                let mut units: Vec<u16> = Vec::new();
+                while units.len() < 700 {
+                    let r = next();
+                    units.extend(
+                        ["the ", "sparse", " text ", "of ", "a", "bcdefgh "][(r >> 8) as usize % 6].encode_utf16(),
+                    );
+                    if r.is_multiple_of(every) {
+                        let pick = (r >> 20) as usize;
+                        // Letters: a three-byte unit or three letters close together
+                        // now and then.
+                        let piece = match text {
+                            Text::Letters if !pick.is_multiple_of(9) => letters[pick % letters.len()],
+                            _ => rare[pick % rare.len()],
+                        };
+                        units.extend(piece.encode_utf16());
+                    }
+                    if round >= 4 && r.is_multiple_of(131) {
+                        units.extend_from_slice(if round == 4 { &[0xD83D, 0xDE00] } else { &[0xDC00] });
+                    }
                 }
-                if round >= 4 && r.is_multiple_of(131) {
-                    units.extend_from_slice(if round == 4 { &[0xD83D, 0xDE00] } else { &[0xDC00] });
+                assert!(round >= 4 || Text::of(NativeUnits(&units)) == text, "{text:?} {round}");
+                let stop = units.iter().position(|&u| is_surrogate(u)).unwrap_or(units.len());
+                let bytes: [Vec<u8>; 2] = [false, true]
+                    .map(|be| units.iter().flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect());
+                let full = String::from_utf16(&units[..stop]).unwrap().len();
+                for size in 0..=full + 8 {
+                    for min_room in [0, 3, 8] {
+                        for source in 0..3 {
+                            let mut out = vec![0u8; size];
+                            const P: u8 = BlockKernels::Portable as u8;
+                            let (read, written) = match source {
+                                0 => bmp_to_utf8_words::<_, P>(NativeUnits(&units), &mut out, min_room, text),
+                                1 => bmp_to_utf8_words::<_, P>(ByteUnits::<false>(&bytes[0]), &mut out, min_room, text),
+                                _ => swapped_to_utf8::<_, P>(ByteUnits::<true>(&bytes[1]), &mut out, min_room, text),
+                            };
+                            let label = format!("{text:?} {round} {size} {min_room} {source}");
+                            stopped_right(&units, stop, &out, min_room, (read, written), &label);
+                        }
+                    }
                 }
             }
-            assert!(round >= 4 || sparse_text(NativeUnits(&units)), "{round}");
-            let stop = units.iter().position(|&u| is_surrogate(u)).unwrap_or(units.len());
-            let bytes: [Vec<u8>; 2] = [false, true]
-                .map(|be| units.iter().flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect());
-            let full = String::from_utf16(&units[..stop]).unwrap().len();
-            for size in 0..=full + 8 {
-                for min_room in [0, 3, 8] {
-                    for source in 0..3 {
-                        let mut out = vec![0u8; size];
-                        const P: u8 = BlockKernels::Portable as u8;
-                        let (read, written) = match source {
-                            0 => bmp_to_utf8_words::<_, P>(NativeUnits(&units), &mut out, min_room, true),
-                            1 => bmp_to_utf8_words::<_, P>(ByteUnits::<false>(&bytes[0]), &mut out, min_room, true),
-                            _ => swapped_to_utf8::<_, P>(ByteUnits::<true>(&bytes[1]), &mut out, min_room, true),
-                        };
-                        let label = format!("{round} {size} {min_room} {source}");
-                        stopped_right(&units, stop, &out, min_room, (read, written), &label);
-                    }
+        }
+    }
+
+    /// [`letter_steps`] on every placement of up to three units that are not ASCII
+    /// in a step of sixteen (two-byte ones at both ends of their range, and three-byte
+    /// ones), the same placement in the next step, then a step of ASCII: it takes the
+    /// steps with two letters or fewer, stops before any other, and writes what the
+    /// standard library does; at every room down to none.
+    #[test]
+    fn letter_steps_take_every_placement_of_two_letters_or_fewer() {
+        let mut placements: Vec<Vec<usize>> = vec![vec![]];
+        for a in 0..16 {
+            placements.push(vec![a]);
+            for b in a + 1..16 {
+                placements.push(vec![a, b]);
+                placements.extend((b + 1..16).map(|c| vec![a, b, c]));
+            }
+        }
+        for places in &placements {
+            for unit in [0x80, 0xE9, 0x7FF, 0x800, 0xFFFD] {
+                let mut units: Vec<u16> = (0..48).map(|i| u16::from(b'a') + i % 26).collect();
+                for &at in places {
+                    units[at] = unit;
+                    units[16 + at] = 0xE9;
+                }
+                let takes = places.len() <= 2 && (places.is_empty() || unit < 0x800);
+                for size in [0, LETTER_ROOM - 1, LETTER_ROOM, 2 * LETTER_ROOM, 200] {
+                    let mut out = vec![0u8; size];
+                    let (read, written) = letter_steps(NativeUnits(&units), 0, &mut out);
+                    let label = format!("{places:?} {unit:X} {size}");
+                    assert_eq!(&out[..written], String::from_utf16(&units[..read]).unwrap().as_bytes(), "{label}");
+                    let expected = if !takes || size < LETTER_ROOM {
+                        0
+                    } else if size < 16 + places.len() + LETTER_ROOM {
+                        16
+                    } else if size < 32 + 2 * places.len() + LETTER_ROOM {
+                        32
+                    } else {
+                        48
+                    };
+                    assert_eq!(read, expected, "{label}");
                 }
             }
         }
