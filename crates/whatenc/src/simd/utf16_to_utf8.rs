@@ -392,17 +392,18 @@ unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) ->
 
 /// The loop of the tiers below SSSE3: [`bmp_to_utf8_words`], through
 /// [`swapped_to_utf8`] for swapped units (big-endian bytes) of at least
-/// [`SWAP_MIN`], but for [`Text::Sparse`]: its long runs of ASCII are narrowed
-/// from the bytes as they are, and swapping them first cost time (UTF-16BE →
-/// `String`, portable tier: en.txt −23%, en.html −20%, de.html −12%, de.txt −6%
-/// without the swap; rotating, `Intel Xeon` Cascade Lake).
+/// [`SWAP_MIN`] of [`Text::Chunks`]. The runs of ASCII of [`Text::Sparse`] and the
+/// steps of [`Text::Letters`] read the bytes as they are, and swapping them first
+/// cost time (UTF-16BE → `String`, portable tier, without the swap: en.txt −23%,
+/// en.html −20%, de.html −12%, de.txt −6%, fr.txt −10%, pt.txt −8%; rotating,
+/// `Intel Xeon` Cascade Lake).
 // Not `#[cold]`: LLVM inlines less into a cold function, and this is the loop
 // that every target without x86's kernels runs (aarch64's NEON loop aside).
 #[inline(never)]
 fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     // Asked once here, not for each of `swapped_to_utf8`'s windows.
     let text = if K == BlockKernels::Portable as u8 { Text::of(src) } else { Text::Chunks };
-    if U::SWAPPED && src.len() >= SWAP_MIN && text != Text::Sparse {
+    if U::SWAPPED && src.len() >= SWAP_MIN && text == Text::Chunks {
         return swapped_to_utf8::<U, K>(src, dst, min_room, text);
     }
     bmp_to_utf8_words::<U, K>(src, dst, min_room, text)
