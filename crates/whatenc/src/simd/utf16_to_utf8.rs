@@ -404,7 +404,7 @@ fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: u
     // Asked once here, not for each of `swapped_to_utf8`'s windows.
     let text = if K == BlockKernels::Portable as u8 { Text::of(src) } else { Text::Chunks };
     if U::SWAPPED && src.len() >= SWAP_MIN && text == Text::Chunks {
-        return swapped_to_utf8::<U, K>(src, dst, min_room, text);
+        return swapped_to_utf8::<U, K>(src, dst, min_room);
     }
     bmp_to_utf8_words::<U, K>(src, dst, min_room, text)
 }
@@ -421,17 +421,21 @@ const SWAP_MIN: usize = 64;
 /// [`SWAP_WINDOW`] units at a time, swapped into native units first (a loop LLVM
 /// vectorizes), so that the loop does not swap a unit each time it looks at it.
 /// UTF-16BE → `String` at the portable tier: Japanese −21% time, Russian −11%,
-/// Czech −5% (rotating, `Intel Xeon` Cascade Lake). [`bmp_to_utf8_capped`] takes it
-/// for [`Text::Chunks`] only; it works for every [`Text`], and the tests run each.
+/// Czech −5% (rotating, `Intel Xeon` Cascade Lake). For [`Text::Chunks`] only (see
+/// [`bmp_to_utf8_capped`]).
 #[inline(always)]
-fn swapped_to_utf8<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize, text: Text) -> (usize, usize) {
+fn swapped_to_utf8<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     let mut window = [0u16; SWAP_WINDOW];
     let (mut read, mut written) = (0, 0);
     while read < src.len() {
         let n = (src.len() - read).min(SWAP_WINDOW);
         src.units_into(read, &mut window[..n]);
-        let (r, w) =
-            bmp_to_utf8_words::<NativeUnits<'_>, K>(NativeUnits(&window[..n]), &mut dst[written..], min_room, text);
+        let (r, w) = bmp_to_utf8_words::<NativeUnits<'_>, K>(
+            NativeUnits(&window[..n]),
+            &mut dst[written..],
+            min_room,
+            Text::Chunks,
+        );
         read += r;
         written += w;
         if r < n {
@@ -1013,21 +1017,16 @@ mod tests {
                 let first_window = String::from_utf16(&units[..SWAP_WINDOW.min(stop)]).unwrap().len();
                 let sizes = (first_window.saturating_sub(8)..first_window + 8).chain([0, 5, units.len() * 3]);
                 for size in sizes {
-                    for (min_room, text) in [0, 3].into_iter().flat_map(|m| TEXTS.map(|t| (m, t))) {
+                    for min_room in [0, 3] {
                         for kernels in [BlockKernels::Portable as u8, BlockKernels::Sse2 as u8] {
                             let mut out = vec![0u8; size];
                             let src = ByteUnits::<true>(&bytes);
                             let (read, written) = if kernels == BlockKernels::Portable as u8 {
-                                swapped_to_utf8::<_, { BlockKernels::Portable as u8 }>(src, &mut out, min_room, text)
+                                swapped_to_utf8::<_, { BlockKernels::Portable as u8 }>(src, &mut out, min_room)
                             } else {
-                                swapped_to_utf8::<_, { BlockKernels::Sse2 as u8 }>(
-                                    src,
-                                    &mut out,
-                                    min_room,
-                                    Text::Chunks,
-                                )
+                                swapped_to_utf8::<_, { BlockKernels::Sse2 as u8 }>(src, &mut out, min_room)
                             };
-                            let label = format!("{k} {shift} {size} {min_room} {text:?} {kernels}");
+                            let label = format!("{k} {shift} {size} {min_room} {kernels}");
                             stopped_right(&units, stop, &out, min_room, (read, written), &label);
                         }
                     }
@@ -1050,9 +1049,6 @@ mod tests {
             assert!(out.len() - written < next.max(min_room), "{label}");
         }
     }
-
-    /// Each way the portable loop takes text.
-    const TEXTS: [Text; 3] = [Text::Chunks, Text::Sparse, Text::Letters];
 
     /// The portable loop with [`latin_run`] ([`Text::Sparse`], for text of long
     /// ASCII runs) and with [`letter_steps`] ([`Text::Letters`], for text with a
@@ -1097,13 +1093,12 @@ mod tests {
                 let full = String::from_utf16(&units[..stop]).unwrap().len();
                 for size in 0..=full + 8 {
                     for min_room in [0, 3, 8] {
-                        for source in 0..4 {
+                        for source in 0..3 {
                             let mut out = vec![0u8; size];
                             const P: u8 = BlockKernels::Portable as u8;
                             let (read, written) = match source {
                                 0 => bmp_to_utf8_words::<_, P>(NativeUnits(&units), &mut out, min_room, text),
                                 1 => bmp_to_utf8_words::<_, P>(ByteUnits::<false>(&bytes[0]), &mut out, min_room, text),
-                                2 => swapped_to_utf8::<_, P>(ByteUnits::<true>(&bytes[1]), &mut out, min_room, text),
                                 _ => bmp_to_utf8_words::<_, P>(ByteUnits::<true>(&bytes[1]), &mut out, min_room, text),
                             };
                             let label = format!("{text:?} {round} {size} {min_room} {source}");
