@@ -342,7 +342,6 @@ fn three_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usi
 pub(super) struct NeonRuns;
 
 impl Runs for NeonRuns {
-    const VECTOR: bool = true;
     #[inline(always)]
     fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
         three_byte_run(src, dst, read, written)

@@ -403,8 +403,7 @@ fn utf8_prefix_to_utf16_rest(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
     // No vector kernel to hand dense text to (the SSE2 and portable tiers): the scalar
     // pass takes all of it, and does not count towards a hand-over (which cost short
     // pieces of CJK text 6%).
-    let (read, written, _) = scalar::utf8_prefix_to_utf16::<false>(src, dst);
-    (read, written)
+    scalar::utf8_prefix_to_utf16(src, dst)
 }
 
 /// The first stage of [`utf8_prefix_to_utf16`] compiled for a tier: the scalar pass

@@ -402,20 +402,23 @@ pub(crate) const fn utf8_second_byte_bounds(lead: u8) -> (u8, u8) {
 /// pass (each byte checked as it is decoded, with the bounds of the standard's UTF-8
 /// decoder, [`utf8_second_byte_bounds`], or [`three_byte_unit`] in runs of three-byte
 /// characters); stops before a sequence that is invalid or cut by the end of `src`,
-/// or, with `HAND_OVER`, where the characters that are not ASCII come close together
+/// or, with `HAND_OVER` (only with vector runs: below SSSE3 there is no vector kernel
+/// to hand over to), where the characters that are not ASCII come close together
 /// (as in [`utf8_to_utf16_sparse`]) with [`DENSE_MIN`] bytes or more left, which it
 /// says. Returns the bytes read, the units written, and whether it stopped there.
 /// `dst.len() >= src.len()`. Runs of two-byte and of three-byte characters go to
 /// `run` ([`Runs`]: [`two_byte_run`] and [`three_byte_run`], or vector twins), which
 /// decodes the longest run of them from where it is given.
 ///
-/// [`utf8_prefix_pass`] with [`three_byte_run`]: the first stage of
-/// [`super::utf8_prefix_to_utf16`], or all of it, below SSSE3. A function of its
-/// own: inlined into the loop that calls it twice, it measured 13% slower on Korean
+/// [`utf8_prefix_pass`] with [`three_byte_run`] and no hand-over: all of
+/// [`super::utf8_prefix_to_utf16`] below SSSE3; returns the bytes read and the units
+/// written. A function of its
+/// own: inlined into the loop that called it twice (with the hand-over), it measured 13% slower on Korean
 /// text (SSE2 tier, `Intel Xeon` Cascade Lake).
 #[inline(never)]
-pub(crate) fn utf8_prefix_to_utf16<const HAND_OVER: bool>(src: &[u8], dst: &mut [u16]) -> (usize, usize, bool) {
-    utf8_prefix_pass::<HAND_OVER, _>(src, dst, ScalarRuns)
+pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    let (read, written, _) = utf8_prefix_pass::<false, _>(src, dst, ScalarRuns);
+    (read, written)
 }
 
 #[inline(always)]
@@ -437,7 +440,7 @@ pub(crate) fn utf8_prefix_pass<const HAND_OVER: bool, R: Runs>(
         // With a vector `run`, a run of three-byte characters counts once it is
         // decoded (see `LONG_RUN`), and two-byte letters only in long words (see
         // `LONG_TWO_BYTE_WORD`).
-        if HAND_OVER && lead >= 0x80 && !(R::VECTOR && (0xC2..=0xEF).contains(&lead)) {
+        if HAND_OVER && lead >= 0x80 && !(0xC2..=0xEF).contains(&lead) {
             heat = heat.saturating_sub(read - last) + SPARSE_GAP;
             last = read;
             if heat >= SPARSE_HEAT && read < dense_end {
@@ -464,13 +467,8 @@ pub(crate) fn utf8_prefix_pass<const HAND_OVER: bool, R: Runs>(
                 // among ASCII (German, French, Czech) takes no more than before.
                 if src.get(read).is_some_and(|b| (0xC2..=0xDF).contains(b)) {
                     let (r, w) = run.two_byte(src, dst, read, written);
-                    if HAND_OVER && !R::VECTOR {
-                        // The heat as at the top of the loop, two bytes after the
-                        // last, at each character of the run.
-                        heat += (w - written) * (SPARSE_GAP - 2);
-                        last = r - 2;
-                    } else if HAND_OVER && w - written >= LONG_TWO_BYTE_WORD - 1 {
-                        // With a vector `run`: only long words count, at each letter.
+                    if HAND_OVER && w - written >= LONG_TWO_BYTE_WORD - 1 {
+                        // Only long words count, at each letter.
                         heat = heat.saturating_sub(read - 2 - last) + SPARSE_GAP + (w - written) * (SPARSE_GAP - 2);
                         last = r - 2;
                         if heat >= SPARSE_HEAT && r < dense_end {
@@ -495,12 +493,7 @@ pub(crate) fn utf8_prefix_pass<const HAND_OVER: bool, R: Runs>(
                     (read + 3, written + 1)
                 };
                 if HAND_OVER {
-                    if !R::VECTOR {
-                        // The heat as at the top of the loop, three bytes after the
-                        // last, at each character after the first.
-                        heat += (w - written - 1) * (SPARSE_GAP - 3);
-                        last = r - 3;
-                    } else if w - written >= LONG_RUN {
+                    if w - written >= LONG_RUN {
                         // A long run: a vector `run` takes such text faster than the
                         // vector kernels would (a check, then the conversion), so it
                         // cools the text.
@@ -616,9 +609,6 @@ pub(crate) fn three_byte_step_end(
 /// ([`ScalarRuns`]) or vector twins. A trait, so that the runs are inlined into the
 /// loop (a function item passed as `impl Fn` was called instead).
 pub(crate) trait Runs: Copy {
-    /// Whether `three_byte` is a vector kernel, which takes long runs faster than
-    /// the vector kernels of [`super::utf8_prefix_to_utf16`]'s hand-over.
-    const VECTOR: bool;
     /// Decodes the run of whole, valid three-byte sequences at `src[read..]` into
     /// `dst[written..]`, as [`three_byte_run`] does; returns where it stopped in each.
     fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize);
@@ -674,7 +664,6 @@ pub(crate) fn two_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut wri
 pub(crate) struct ScalarRuns;
 
 impl Runs for ScalarRuns {
-    const VECTOR: bool = false;
     #[inline(always)]
     fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
         three_byte_run(src, dst, read, written)
@@ -731,13 +720,12 @@ const DENSE_MIN: usize = 128;
 /// Japanese and Thai come in long runs, which `run` decodes in one pass (five
 /// characters a step with SSSE3) faster than the vector kernels' two; Korean words
 /// are short, separated by spaces, and go to the vector kernels. Counting each
-/// character, as the scalar `run` does, handed much of Japanese text over: ja.txt
+/// character, as the scalar `run` once did, handed much of Japanese text over: ja.txt
 /// 1385 → 1662 MB/s without that (AVX2 tier, `Intel Xeon` Cascade Lake).
 const LONG_RUN: usize = 8;
 
 /// The two-byte letters in a row from which [`utf8_prefix_pass`] with a vector `run`
-/// counts them towards a hand-over (each letter, as the scalar `run` counts every
-/// one). Words of Cyrillic, Greek, Arabic or Hebrew letters are that long, and such
+/// counts them towards a hand-over (the scalar `run` once counted every one). Words of Cyrillic, Greek, Arabic or Hebrew letters are that long, and such
 /// text goes to the vector kernels as before; the letters of Latin scripts come alone
 /// or in pairs among ASCII, and the one pass takes them faster than the vector
 /// kernels' two: tr.html 0.42 → 0.38 s, cs.html 0.43 → 0.38 s for a fixed workload
@@ -1076,14 +1064,14 @@ pub(super) mod tests {
     /// to the end of the valid prefix.
     fn check_prefix(src: &[u8]) {
         let mut out = vec![0u16; src.len()];
-        let (read, written, dense) = utf8_prefix_to_utf16::<true>(src, &mut out);
+        let (read, written, dense) = utf8_prefix_pass::<true, _>(src, &mut out, ScalarRuns);
         let (units, valid_up_to) = std_prefix(src, read);
         assert_eq!(out[..written], units[..], "{src:02X?}");
         assert!(if dense { read <= valid_up_to } else { read == valid_up_to }, "{src:02X?}: {read} {dense}");
         // Without the hand-over, all of the valid prefix.
-        let (read, written, dense) = utf8_prefix_to_utf16::<false>(src, &mut out);
+        let (read, written) = utf8_prefix_to_utf16(src, &mut out);
         let (units, _) = std_prefix(src, read);
-        assert_eq!((read, &out[..written], dense), (valid_up_to, &units[..], false), "{src:02X?}");
+        assert_eq!((read, &out[..written]), (valid_up_to, &units[..]), "{src:02X?}");
         let (read, written) = super::super::utf8_prefix_to_utf16(src, &mut out);
         let (units, _) = std_prefix(src, read);
         assert_eq!((read, &out[..written]), (valid_up_to, &units[..]), "{src:02X?}");
@@ -1264,22 +1252,10 @@ pub(super) mod tests {
         }
     }
 
-    /// The scalar run, four characters a step, against the naive loop.
+    /// The scalar run, two characters a step, against the naive loop.
     #[test]
     fn three_byte_run_matches_the_naive_loop() {
         three_byte_run_cases(three_byte_run);
-    }
-
-    /// A `Runs` with `VECTOR` set, as the SSSE3 and NEON ones are, for the hand-over
-    /// rules.
-    #[derive(Clone, Copy)]
-    struct VectorLike;
-
-    impl Runs for VectorLike {
-        const VECTOR: bool = true;
-        fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
-            three_byte_run(src, dst, read, written)
-        }
     }
 
     /// With a vector `run`, the pass hands over Cyrillic words and Korean ones, and
@@ -1290,7 +1266,7 @@ pub(super) mod tests {
         let hands_over = |text: &str| {
             let src = text.repeat(40).into_bytes();
             let mut dst = vec![0; src.len()];
-            let (read, _, dense) = utf8_prefix_pass::<true, _>(&src, &mut dst, VectorLike);
+            let (read, _, dense) = utf8_prefix_pass::<true, _>(&src, &mut dst, ScalarRuns);
             assert_eq!(dense, read < src.len(), "{text}");
             dense
         };

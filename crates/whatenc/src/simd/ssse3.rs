@@ -494,7 +494,6 @@ unsafe fn utf8_prefix_pass<const HAND_OVER: bool>(src: &[u8], dst: &mut [u16]) -
 struct Ssse3Runs(());
 
 impl Runs for Ssse3Runs {
-    const VECTOR: bool = true;
     #[inline(always)]
     fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
         // SAFETY: a `Ssse3Runs` exists only where the CPU has SSSE3 and the code is
