@@ -543,6 +543,20 @@ mod tests {
         mode_switches(same);
     }
 
+    /// The check with the prefetch and without (`prefetch_pays` set either way,
+    /// whatever this CPU's answer), on the mode switches and on long random text.
+    #[test]
+    fn avx2_checks_with_and_without_the_prefetch() {
+        if !cpu_has() {
+            return;
+        }
+        for pays in [true, false] {
+            super::super::x86_64::set_prefetch_pays(pays);
+            mode_switches(same);
+            random_inputs(0x0DDB_A115_EED0 ^ u64::from(pays), 4_000, 800, same);
+        }
+    }
+
     /// The ASCII kernels against their scalar twins: every length up to 140 at every
     /// alignment, with the first non-ASCII unit (or surrogate) at every position, and
     /// output buffers shorter and longer than the input; nothing written more than 16
