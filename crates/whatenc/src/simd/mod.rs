@@ -105,6 +105,21 @@ pub(crate) fn cpu_tier() -> Tier {
     Tier::Portable
 }
 
+/// Whether the portable UTF-16 → UTF-8 loop takes `utf16_to_utf8`'s letter steps
+/// for text with a letter every 16 to 40 units (Portuguese, French): not on AMD's
+/// x86_64 CPUs (`x86_64::vendor_amd`), where its chunks were faster; elsewhere, yes.
+/// Time, portable tier, rotating, UTF-16 → UTF-8 and UTF-16LE → `String`: on `Intel
+/// Xeon` Cascade Lake the steps took fr.txt −14% and −12%, pt.txt −10% and −9%; on
+/// `AMD EPYC` Zen 4, pt.txt +10% and +7%, fr.txt +7%. (The steps' stores and loads
+/// overlap, one byte apart: what a store-forwarding stall is made of.)
+#[inline]
+pub(crate) fn letter_steps_pay() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    return !x86_64::vendor_amd();
+    #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+    true
+}
+
 /// The SSE2 kernels of `x86_64` where the cap allows them, else their portable
 /// twins: one function each, with the twins' signature.
 macro_rules! sse2_or_portable {

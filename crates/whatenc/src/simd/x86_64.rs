@@ -53,14 +53,32 @@ pub(super) fn prefetch_ahead(src: &[u8], pos: usize, lines: usize) {
 }
 
 /// Whether [`prefetch_ahead`] pays in the UTF-8 check without the copy on this CPU:
-/// not on AMD's (or Hygon's), where the hardware prefetchers keep up and the software
-/// prefetch only costs. On `AMD EPYC` Zen 4 (rotating, AVX2 tier), it took en.html
-/// (from memory) from 24.2 to 30.7 µs and en.txt (from L3) from 0.97 to 1.05 µs, and
-/// no distance (2 or 8 KiB) or hint (T0, T1, NTA) gained anywhere; on `Intel Xeon`
-/// Cascade Lake it gained 15–35% (see [`prefetch_ahead`]). The answer, from the CPU's
-/// vendor string, is cached.
+/// not on AMD's (see [`vendor_amd`]), where the hardware prefetchers keep up and the
+/// software prefetch only costs. On `AMD EPYC` Zen 4 (rotating, AVX2 tier), it took
+/// en.html (from memory) from 24.2 to 30.7 µs and en.txt (from L3) from 0.97 to 1.05
+/// µs, and no distance (2 or 8 KiB) or hint (T0, T1, NTA) gained anywhere; on `Intel
+/// Xeon` Cascade Lake it gained 15–35% (see [`prefetch_ahead`]).
+#[inline]
 pub(super) fn prefetch_pays() -> bool {
     match PREFETCH_PAYS.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let pays = !vendor_amd();
+            PREFETCH_PAYS.store(if pays { 1 } else { 2 }, Ordering::Relaxed);
+            pays
+        }
+    }
+}
+
+/// Whether the CPU is AMD's (or Hygon's, whose cores are AMD's Zen): from the
+/// vendor string of CPUID's leaf 0, asked once and cached. Two choices depend on it,
+/// each measured on `AMD EPYC` Zen 4 and on `Intel Xeon` Cascade Lake, where they
+/// went opposite ways: [`prefetch_pays`] and `super::letter_steps_pay`.
+pub(super) fn vendor_amd() -> bool {
+    // 0: not asked yet; 1: AMD's; 2: not.
+    static AMD: AtomicU8 = AtomicU8::new(0);
+    match AMD.load(Ordering::Relaxed) {
         1 => true,
         2 => false,
         _ => {
@@ -72,9 +90,9 @@ pub(super) fn prefetch_pays() -> bool {
             for (bytes, register) in vendor.chunks_exact_mut(4).zip([leaf.ebx, leaf.edx, leaf.ecx]) {
                 bytes.copy_from_slice(&register.to_le_bytes());
             }
-            let pays = !matches!(&vendor, b"AuthenticAMD" | b"HygonGenuine");
-            PREFETCH_PAYS.store(if pays { 1 } else { 2 }, Ordering::Relaxed);
-            pays
+            let amd = matches!(&vendor, b"AuthenticAMD" | b"HygonGenuine");
+            AMD.store(if amd { 1 } else { 2 }, Ordering::Relaxed);
+            amd
         }
     }
 }
