@@ -19,6 +19,12 @@
 //! with the shuffle tables of `shuffles` that the SSSE3 kernels use too. They are
 //! tested under qemu-user; a cap at `portable` turns them off.
 //!
+//! On x86_64 three choices also depend on the CPU's vendor (`x86_64::vendor_amd`),
+//! because they were measured to go opposite ways on AMD's Zen 4 and Intel's Cascade
+//! Lake: the software prefetch of the UTF-8 check, the copy loop of UTF-8 → UTF-8
+//! encoding (`x86_64::prefetch_pays`), and the portable UTF-16 → UTF-8 loop's letter
+//! steps ([`letter_steps_pay`]). Each is tested both ways on any machine.
+//!
 //! A cap on the tier ([`crate::tier`]: `WHATENC_MAX_TIER` or `set_max_tier`) stops
 //! the choice at a lower tier, down to the portable kernels, so that one build runs
 //! and one machine measures every tier.

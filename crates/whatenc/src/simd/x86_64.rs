@@ -72,9 +72,10 @@ pub(super) fn prefetch_pays() -> bool {
 }
 
 /// Whether the CPU is AMD's (or Hygon's, whose cores are AMD's Zen): from the
-/// vendor string of CPUID's leaf 0, asked once and cached. Two choices depend on it,
-/// each measured on `AMD EPYC` Zen 4 and on `Intel Xeon` Cascade Lake, where they
-/// went opposite ways: [`prefetch_pays`] and `super::letter_steps_pay`.
+/// vendor string of CPUID's leaf 0, asked once and cached. Three choices depend on
+/// it, each measured on `AMD EPYC` Zen 4 and on `Intel Xeon` Cascade Lake, where they
+/// went opposite ways: [`prefetch_pays`] (the UTF-8 check's prefetch, and
+/// [`copy_bytes`]' own loop) and `super::letter_steps_pay`.
 pub(super) fn vendor_amd() -> bool {
     // 0: not asked yet; 1: AMD's; 2: not.
     static AMD: AtomicU8 = AtomicU8::new(0);
