@@ -482,6 +482,7 @@ mod tests {
     use super::super::scalar;
     use super::super::utf8_check::tests::{
         around, long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
+        with_and_without_the_prefetch,
     };
     use super::*;
     use alloc::vec;
@@ -543,18 +544,13 @@ mod tests {
         mode_switches(same);
     }
 
-    /// The check with the prefetch and without (`prefetch_pays` set either way,
-    /// whatever this CPU's answer), on the mode switches and on long random text.
+    /// The check with the prefetch and without (see `with_and_without_the_prefetch`).
     #[test]
     fn avx2_checks_with_and_without_the_prefetch() {
         if !cpu_has() {
             return;
         }
-        for pays in [true, false] {
-            super::super::x86_64::set_prefetch_pays(pays);
-            mode_switches(same);
-            random_inputs(0x0DDB_A115_EED0 ^ u64::from(pays), 4_000, 800, same);
-        }
+        with_and_without_the_prefetch(same);
     }
 
     /// The ASCII kernels against their scalar twins: every length up to 140 at every

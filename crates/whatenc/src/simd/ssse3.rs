@@ -505,7 +505,7 @@ impl Runs for Ssse3Runs {
 #[cfg(test)]
 pub(super) mod tests {
     use super::super::scalar;
-    use super::super::utf8_check::tests::{mode_switches, random_inputs, same_as_twins, sixteen_byte_checks};
+    use super::super::utf8_check::tests::{same_as_twins, sixteen_byte_checks, with_and_without_the_prefetch};
     use super::{CHECKS, cpu_has};
     use alloc::string::String;
     use alloc::vec;
@@ -529,18 +529,13 @@ pub(super) mod tests {
         sixteen_byte_checks(same, THOROUGH);
     }
 
-    /// The check with the prefetch and without (`prefetch_pays` set either way,
-    /// whatever this CPU's answer), on the mode switches and on random text.
+    /// The check with the prefetch and without (see `with_and_without_the_prefetch`).
     #[test]
     fn ssse3_checks_with_and_without_the_prefetch() {
         if !cpu_has() {
             return;
         }
-        for pays in [true, false] {
-            super::super::x86_64::set_prefetch_pays(pays);
-            mode_switches(same);
-            random_inputs(0x0DDB_A115_EED0 ^ u64::from(pays), 4_000, 800, same);
-        }
+        with_and_without_the_prefetch(same);
     }
 
     /// The kernel compiled for SSSE3, as `utf8_prefix_pass` has it.

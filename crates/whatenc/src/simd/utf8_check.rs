@@ -913,6 +913,17 @@ pub(super) mod tests {
         mode_switches(same);
     }
 
+    /// The mode switches and random text through `same`, with the prefetch and
+    /// without (`prefetch_pays` set either way, whatever this CPU's answer).
+    #[cfg(target_arch = "x86_64")]
+    pub(in super::super) fn with_and_without_the_prefetch(same: fn(&[u8], bool)) {
+        for pays in [true, false] {
+            super::super::x86_64::set_prefetch_pays(pays);
+            mode_switches(same);
+            random_inputs(0x0DDB_A115_EED0 ^ u64::from(pays), 4_000, 800, same);
+        }
+    }
+
     /// `scalar::short_utf8_valid_up_to` against the standard library.
     fn same_short(bytes: &[u8], _copy: bool) {
         assert_eq!(scalar::short_utf8_valid_up_to(bytes), scalar::utf8_valid_up_to(bytes), "{bytes:02X?}");
