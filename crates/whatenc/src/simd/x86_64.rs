@@ -60,15 +60,7 @@ pub(super) fn prefetch_ahead(src: &[u8], pos: usize, lines: usize) {
 /// Xeon` Cascade Lake it gained 15–35% (see [`prefetch_ahead`]).
 #[inline]
 pub(super) fn prefetch_pays() -> bool {
-    match PREFETCH_PAYS.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            let pays = !vendor_amd();
-            PREFETCH_PAYS.store(if pays { 1 } else { 2 }, Ordering::Relaxed);
-            pays
-        }
-    }
+    !vendor_amd()
 }
 
 /// Whether the CPU is AMD's (or Hygon's, whose cores are AMD's Zen): from the
@@ -77,9 +69,7 @@ pub(super) fn prefetch_pays() -> bool {
 /// went opposite ways: [`prefetch_pays`] (the UTF-8 check's prefetch, and
 /// [`copy_bytes`]' own loop) and `super::letter_steps_pay`.
 pub(super) fn vendor_amd() -> bool {
-    // 0: not asked yet; 1: AMD's; 2: not.
-    static AMD: AtomicU8 = AtomicU8::new(0);
-    match AMD.load(Ordering::Relaxed) {
+    match VENDOR_AMD.load(Ordering::Relaxed) {
         1 => true,
         2 => false,
         _ => {
@@ -92,21 +82,22 @@ pub(super) fn vendor_amd() -> bool {
                 bytes.copy_from_slice(&register.to_le_bytes());
             }
             let amd = matches!(&vendor, b"AuthenticAMD" | b"HygonGenuine");
-            AMD.store(if amd { 1 } else { 2 }, Ordering::Relaxed);
+            VENDOR_AMD.store(if amd { 1 } else { 2 }, Ordering::Relaxed);
             amd
         }
     }
 }
 
-/// [`prefetch_pays`]' answer: 0 when not asked yet, 1 when it pays, 2 when not.
-static PREFETCH_PAYS: AtomicU8 = AtomicU8::new(0);
+/// [`vendor_amd`]'s answer: 0 when not asked yet, 1 for AMD's, 2 for another.
+static VENDOR_AMD: AtomicU8 = AtomicU8::new(0);
 
-/// Sets [`prefetch_pays`]' answer, so that the tests run the checks both with the
-/// prefetch and without, whatever the CPU. (The answer changes no result, so tests
-/// running meanwhile are not disturbed.)
+/// Sets [`prefetch_pays`]' answer (through [`vendor_amd`]'s, so the letter steps'
+/// choice follows), so that the tests run the checks both with the prefetch and
+/// without, whatever the CPU. (No answer changes a result, so tests running meanwhile
+/// are not disturbed.)
 #[cfg(test)]
 pub(super) fn set_prefetch_pays(pays: bool) {
-    PREFETCH_PAYS.store(if pays { 1 } else { 2 }, Ordering::Relaxed);
+    VENDOR_AMD.store(if pays { 2 } else { 1 }, Ordering::Relaxed);
 }
 
 /// The lengths that [`copy_bytes`] copies in its own loop: from 8 KiB, below which
