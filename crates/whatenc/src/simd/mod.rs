@@ -113,7 +113,8 @@ pub(crate) fn cpu_tier() -> Tier {
 
 /// Whether the portable UTF-16 → UTF-8 loop takes `utf16_to_utf8`'s letter steps
 /// for text with a letter every 16 to 40 units (Portuguese, French): not on AMD's
-/// x86_64 CPUs (`x86_64::vendor_amd`), where its chunks were faster; elsewhere, yes.
+/// x86_64 CPUs (`x86_64::vendor_amd`), where its runs of ASCII (or its chunks) were
+/// faster; elsewhere, yes.
 /// Time, portable tier, rotating, UTF-16 → UTF-8 and UTF-16LE → `String`: on `Intel
 /// Xeon` Cascade Lake the steps took fr.txt −14% and −12%, pt.txt −10% and −9%; on
 /// `AMD EPYC` Zen 4, pt.txt +10% and +7%, fr.txt +7%. (The steps' stores and loads

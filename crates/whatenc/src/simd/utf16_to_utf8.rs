@@ -56,6 +56,27 @@ pub(crate) trait Units: Copy {
         let [a, b, c, d, e, f, g, h] = self.block(i).map(u64::from);
         [a | b << 16 | c << 32 | d << 48, e | f << 16 | g << 32 | h << 48]
     }
+    /// The bits of a lane of [`Units::raw_words`] that are zero in an ASCII unit.
+    const RAW_NOT_ASCII: u64 = NOT_ASCII;
+    /// How far a lane of [`Units::raw_words`] moves down for an ASCII unit's byte.
+    const RAW_BYTE_SHIFT: u32 = 0;
+    /// [`Units::words`] as the bytes are, with no byte-order conversion: an ASCII
+    /// unit's byte is then the lane moved down by [`Units::RAW_BYTE_SHIFT`], and it
+    /// has no bit of [`Units::RAW_NOT_ASCII`] set.
+    #[inline(always)]
+    fn raw_words(self, i: usize) -> [u64; 2] {
+        self.words(i)
+    }
+    /// The sixteen code units from `i` (`i + 16 <= len`) narrowed to their low byte
+    /// as they would be if ASCII, and whether they all are: read as the bytes are,
+    /// with no byte-order conversion (for [`ascii_run`]: UTF-16BE → `String` at the
+    /// portable tier, en.txt −20% time, en.html −18%, de.html −16%; rotating, `AMD
+    /// EPYC` Zen 4).
+    #[inline(always)]
+    fn ascii16(self, i: usize) -> ([u8; 16], bool) {
+        let units = self.block16(i);
+        (units.map(|unit| unit as u8), units.iter().fold(0, |acc, &unit| acc | unit) < 0x80)
+    }
 }
 
 /// Native code units.
@@ -173,6 +194,23 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
             if BE { ((word >> 8) & (0xFF * LANES)) | ((word & (0xFF * LANES)) << 8) } else { word }
         })
     }
+    // Big-endian units read as little-endian words: an ASCII unit is 00 0x, its
+    // byte the lane's high one.
+    const RAW_NOT_ASCII: u64 = if BE { 0x80FF * LANES } else { NOT_ASCII };
+    const RAW_BYTE_SHIFT: u32 = if BE { 8 } else { 0 };
+    #[inline(always)]
+    fn raw_words(self, i: usize) -> [u64; 2] {
+        let bytes: &[u8; 16] = self.0[2 * i..2 * i + 16].try_into().unwrap_or(&[0; 16]);
+        let (first, second) = bytes.split_at(8);
+        [first, second].map(|half| u64::from_le_bytes(half.try_into().unwrap_or([0; 8])))
+    }
+    #[inline(always)]
+    fn ascii16(self, i: usize) -> ([u8; 16], bool) {
+        let bytes: &[u8; 32] = self.0[2 * i..2 * i + 32].try_into().unwrap_or(&[0x80; 32]);
+        let raw: [u16; 16] = core::array::from_fn(|k| u16::from_le_bytes([bytes[2 * k], bytes[2 * k + 1]]));
+        let any = raw.iter().fold(0, |acc, &unit| acc | unit);
+        (raw.map(|unit| (unit >> Self::RAW_BYTE_SHIFT) as u8), any & (Self::RAW_NOT_ASCII as u16) == 0)
+    }
 }
 
 /// The code units that must all be ASCII for the block loop to hand a run to the
@@ -257,7 +295,8 @@ enum Text {
     /// Fewer than 1/40 (English, German): runs of ASCII go on past a lone letter
     /// ([`latin_run`]).
     Sparse,
-    /// Between (Portuguese, French): [`letter_steps`] before each chunk.
+    /// Between (Portuguese, French): [`letter_steps`] before each chunk (where they
+    /// pay, `super::letter_steps_pay`; [`Text::Sparse`] elsewhere).
     Letters,
 }
 
@@ -403,11 +442,13 @@ unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) ->
 fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     // Asked once here, not for each of `swapped_to_utf8`'s windows.
     let text = match K == BlockKernels::Portable as u8 {
-        // Big-endian text keeps the steps, which read its bytes as they are: chunks
-        // need them swapped first (UTF-16BE → `String`, `AMD EPYC` Zen 4: fr.txt
-        // +9%, pt.txt +2% with the chunks).
+        // Where the steps do not pay, the runs of `Text::Sparse` (which read
+        // big-endian bytes as they are) rather than the chunks (which need them
+        // swapped): time, `AMD EPYC` Zen 4, against the chunks for little-endian
+        // units and the steps for big-endian ones: UTF-16BE → `String` pt.txt −7%,
+        // fr.txt −1%, pt.html −6%; UTF-16 → UTF-8 pt.txt −4%, fr.txt −3%.
         true => match Text::of(src) {
-            Text::Letters if !U::SWAPPED && !super::letter_steps_pay() => Text::Chunks,
+            Text::Letters if !super::letter_steps_pay() => Text::Sparse,
             text => text,
         },
         false => Text::Chunks,
@@ -584,25 +625,27 @@ fn ascii_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> usize {
     // Sixteen units a step, a loop that LLVM turns into vector code.
     while i + n + 16 <= len {
         let Some(out) = dst.get_mut(n..).and_then(|rest| rest.first_chunk_mut::<16>()) else { break };
-        let units = src.block16(i + n);
-        *out = units.map(|unit| unit as u8);
-        if units.iter().fold(0, |acc, &unit| acc | unit) >= 0x80 {
+        let (bytes, ascii) = src.ascii16(i + n);
+        *out = bytes;
+        if !ascii {
             break;
         }
         n += 16;
     }
-    // Then eight, and the first unit that is not ASCII among them.
+    // Then eight, and the first unit that is not ASCII among them (the units as
+    // their bytes are: big-endian ones not swapped).
     while i + n + 8 <= len {
         let Some(out) = dst.get_mut(n..).and_then(|rest| rest.first_chunk_mut::<8>()) else { break };
-        let [first, second] = src.words(i + n);
-        *out = (narrow(first) | narrow(second) << 32).to_le_bytes();
-        let not_ascii = (first | second) & NOT_ASCII;
+        let [first, second] = src.raw_words(i + n);
+        let byte = |word: u64| narrow((word >> U::RAW_BYTE_SHIFT) & (0xFF * LANES));
+        *out = (byte(first) | byte(second) << 32).to_le_bytes();
+        let not_ascii = (first | second) & U::RAW_NOT_ASCII;
         if not_ascii != 0 {
-            let first_not_ascii = first & NOT_ASCII;
+            let first_not_ascii = first & U::RAW_NOT_ASCII;
             let lanes = if first_not_ascii != 0 {
                 first_not_ascii.trailing_zeros() / 16
             } else {
-                4 + (second & NOT_ASCII).trailing_zeros() / 16
+                4 + (second & U::RAW_NOT_ASCII).trailing_zeros() / 16
             };
             return n + lanes as usize;
         }
@@ -638,11 +681,11 @@ fn latin_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> (usize, usize) {
             return (read, written);
         }
         let unit = src.unit(at);
-        let [first, second] = src.words(at + 1);
+        let [first, second] = src.raw_words(at + 1);
         let Some(out) = dst.get_mut(written..).and_then(|rest| rest.first_chunk_mut::<16>()) else {
             return (read, written);
         };
-        if unit < 0x80 || is_surrogate(unit) || (first | second) & NOT_ASCII != 0 {
+        if unit < 0x80 || is_surrogate(unit) || (first | second) & U::RAW_NOT_ASCII != 0 {
             return (read, written);
         }
         let (word, n) = packed_utf8(unit);
@@ -1056,6 +1099,38 @@ mod tests {
         if read < stop {
             let next = char::from_u32(units[read].into()).unwrap().len_utf8();
             assert!(out.len() - written < next.max(min_room), "{label}");
+        }
+    }
+
+    /// [`Units::ascii16`] and [`Units::raw_words`], which read big-endian bytes
+    /// without swapping them, against the units: every code unit, at both ends of
+    /// each half of sixteen ASCII units, from native units and bytes in both orders.
+    #[test]
+    fn raw_reads_tell_ascii_as_the_units_do() {
+        fn check<U: Units>(src: U, units: &[u16; 16], label: &str) {
+            let (bytes, ascii) = src.ascii16(0);
+            assert_eq!(ascii, units.iter().all(|&u| u < 0x80), "{label}");
+            let words = [src.raw_words(0), src.raw_words(8)].concat();
+            for (k, &unit) in units.iter().enumerate() {
+                let lane = (words[k / 4] >> (16 * (k % 4))) & 0xFFFF;
+                assert_eq!(lane & U::RAW_NOT_ASCII & 0xFFFF == 0, unit < 0x80, "{label} {k}");
+                if unit < 0x80 {
+                    assert_eq!(bytes[k], unit as u8, "{label} {k}");
+                    assert_eq!(lane >> U::RAW_BYTE_SHIFT, u64::from(unit), "{label} {k}");
+                }
+            }
+        }
+        for unit in 0..=u16::MAX {
+            for at in [0, 7, 8, 15] {
+                let mut units: [u16; 16] = core::array::from_fn(|k| u16::from(b'a') + k as u16);
+                units[at] = unit;
+                let [le, be]: [Vec<u8>; 2] = [false, true]
+                    .map(|be| units.iter().flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect());
+                let label = format!("{unit:04X} {at}");
+                check(NativeUnits(&units), &units, &label);
+                check(ByteUnits::<false>(&le), &units, &label);
+                check(ByteUnits::<true>(&be), &units, &label);
+            }
         }
     }
 
