@@ -31,9 +31,9 @@
 //!   eight blocks (256 bytes), so that text that switches between ASCII and not every
 //!   few dozen bytes costs one branch per 256 bytes, mostly predicted.
 //!
-//! It starts sparse. A "heat" counts the sparse steps that had to check, each adding
-//! five steps' worth of bytes and the heat falling by one a byte read; at twelve
-//! steps' worth (about three checked steps close together) it turns dense. [`RUN`]
+//! It starts sparse. A "heat" counts the bytes of the sparse steps that had to
+//! check, less those of the ASCII steps between them; at sixteen steps' worth (more
+//! than half the steps checked, for a while) it turns dense. [`RUN`]
 //! ASCII dense steps in a row turn it sparse again (the loop is
 //! [`super::utf8_check::two_modes`], shared with the AVX-512 kernel). Both switches are rare, hence well predicted. The validation
 //! fused with a copy keeps one mode, steps of four blocks (128 bytes), which

@@ -89,13 +89,19 @@ pub(super) const KINDS: [(u8, u16, u16, u16); 8] = [
 pub(super) const DENSE: usize = 8;
 /// Blocks per step of the sparse mode.
 pub(super) const SPARSE: usize = 2;
-/// The heat of a sparse step that had to check, in sparse steps (the heat falls by
-/// one a byte read), and the heat that switches to the dense mode: four such steps
-/// among five in a row (or more, further apart). With three among four (12), English
-/// text, whose curly quotes come in pairs a few words apart, went dense too often:
-/// SSSE3 validation of en.txt took 11% more time, the other pages and the AVX2 tier
-/// within 4% either way (rotating, `Intel Xeon` Cascade Lake).
-const HEAT: usize = 5;
+/// The heat that switches [`two_modes`] to the dense mode, in sparse steps' worth of
+/// bytes: each sparse step that had to check adds its bytes, and the ASCII steps
+/// since the last such step take theirs away (down to zero). So sixteen checked
+/// steps in a row turn it dense, or more as long as more than half of the steps
+/// have to check: text of other scripts, not markup with a few words of such text
+/// between tags. (Before, each checked step added five steps' worth and every byte
+/// took one away, so that text with a checked step in five went dense: in German and
+/// Portuguese pages the dense steps checked the markup too. With data in the cache
+/// (four versions of the page in turn), time for de.html: AVX2 −20%, SSSE3 −41%,
+/// AVX-512 −13%; for pt.html −13% with AVX-512; but with the data further away (64
+/// versions, in L3), whose loads a mispredicted branch discards, the dense steps
+/// were faster: de.html +25% with AVX2, +35% with AVX-512, pt.html +20%; text of
+/// other scripts within 5% either way. `AMD EPYC` Zen 4.)
 const HOT: usize = 16;
 /// Blocks per step of the validation fused with a copy, in one mode.
 pub(super) const COPY_STEP: usize = 4;
@@ -590,12 +596,11 @@ impl<F: FnMut(usize, bool) -> Option<bool>> ModeStep for F {
 /// The main loop of the validation kernels without the copy, in two modes (see the
 /// module doc), for blocks of `block` bytes: sparse steps of [`SPARSE`] blocks while
 /// few of them need checking, dense steps of [`DENSE`] blocks once the heat reaches
-/// [`HOT`] ([`HEAT`] for each step that had to be checked, one less for each byte
-/// read since, in sparse steps' bytes), back to sparse after `run` dense steps of
-/// ASCII in a row. `step(pos, dense)` checks the step at `pos`
-/// (`None` on an error; otherwise whether it had to be checked). Runs while a dense
-/// step fits before `len`; returns where it stopped, or `Err` where a step showed an
-/// error.
+/// [`HOT`] (the bytes of the steps that had to be checked, less those of the ASCII
+/// steps between them), back to sparse after `run` dense steps of ASCII in a row.
+/// `step(pos, dense)` checks the step at `pos` (`None` on an error; otherwise whether
+/// it had to be checked). Runs while a dense step fits before `len`; returns where it
+/// stopped, or `Err` where a step showed an error.
 #[inline(always)]
 pub(super) fn two_modes(
     mut pos: usize,
@@ -605,7 +610,7 @@ pub(super) fn two_modes(
     mut step: impl ModeStep,
 ) -> Result<usize, usize> {
     let (sparse, dense) = (SPARSE * block, DENSE * block);
-    let (heat_per_step, hot) = (HEAT * sparse, HOT * sparse);
+    let hot = HOT * sparse;
     if len < dense {
         return Ok(pos);
     }
@@ -624,7 +629,7 @@ pub(super) fn two_modes(
                 let Some(checked) = step.step(pos, false) else { return Err(pos) };
                 pos += sparse;
                 if checked {
-                    heat = heat.saturating_sub(pos - last) + heat_per_step;
+                    heat = heat.saturating_sub(pos - sparse - last) + sparse;
                     last = pos;
                     if heat >= hot {
                         sparse_mode = false;
@@ -815,18 +820,20 @@ pub(super) mod tests {
     }
 
     /// Text in runs of ASCII and of characters of each length, long and short (so
-    /// that a kernel's loop switches between its modes, and back), whole and with one
+    /// that a kernel's loop switches between its modes, and back: the long runs are
+    /// 2,400 bytes, more than the sixteen checked sparse steps of [`HOT`] with any
+    /// kernel's steps, 128 bytes at most), whole and with one
     /// byte replaced (by a continuation byte, a lead byte, or ASCII, which cuts a
     /// character) at every position, after prefixes of two lengths, through a
     /// kernel's `same` check (shared with the AVX2 tests).
     pub(in super::super) fn mode_switches(same: fn(&[u8], bool)) {
         let runs = [
             ('a', 300),
-            ('é', 300),
+            ('é', 1200),
             ('a', 1500),
-            ('€', 250),
+            ('€', 800),
             ('a', 70),
-            ('😀', 100),
+            ('😀', 600),
             ('a', 1300),
             ('é', 40),
             ('a', 100),
