@@ -31,9 +31,10 @@
 //!   eight blocks (256 bytes), so that text that switches between ASCII and not every
 //!   few dozen bytes costs one branch per 256 bytes, mostly predicted.
 //!
-//! It starts sparse. A "heat" counts the bytes of the sparse steps that had to
-//! check, less those of the ASCII steps between them; at sixteen steps' worth (more
-//! than half the steps checked, for a while) it turns dense. [`RUN`]
+//! It starts sparse. A "heat" counts the sparse steps that had to check, each adding
+//! [`HEAT`] steps' worth of bytes and the heat falling by one a byte read; at sixteen
+//! steps' worth (more than a third of the steps checked, for a while) it turns
+//! dense. [`RUN`]
 //! ASCII dense steps in a row turn it sparse again (the loop is
 //! [`super::utf8_check::two_modes`], shared with the AVX-512 kernel). Both switches are rare, hence well predicted. The validation
 //! fused with a copy keeps one mode, steps of four blocks (128 bytes), which
@@ -157,6 +158,13 @@ impl Bytes for __m256i {
 /// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
 const RUN: usize = 4;
 
+/// The heat of a checked sparse step (see `utf8_check::HOT`): three steps' worth.
+/// Validation of de.html and pt.html, µs, rotating, `AMD EPYC` Zen 4, with four
+/// versions of the page in turn (in cache) and with 64 (in L3): heat 5 (before)
+/// 10.6 and 17.8, 19.2 and 33.2; 3: 9.7 and 19.7, 17.8 and 36.6; 2: 8.6 and 22.1,
+/// 15.8 and 42.9; encoding_rs 7.7 and 22.3, 14.8 and 43.6.
+const HEAT: usize = 3;
+
 /// The check of [`super::utf8_check`] with AVX2 vectors (see the module doc);
 /// `Err(at)` as there.
 ///
@@ -166,7 +174,7 @@ const RUN: usize = 4;
 #[target_feature(enable = "avx2")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     // SAFETY: the caller's precondition, and this function enables AVX2.
-    unsafe { utf8_check::check::<__m256i, COPY, SPARSE, DENSE, COPY_STEP, RUN>(Steps, src, dst) }
+    unsafe { utf8_check::check::<__m256i, COPY, SPARSE, DENSE, COPY_STEP, RUN, HEAT>(Steps, src, dst) }
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their

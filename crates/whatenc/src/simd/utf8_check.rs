@@ -90,18 +90,19 @@ pub(super) const DENSE: usize = 8;
 /// Blocks per step of the sparse mode.
 pub(super) const SPARSE: usize = 2;
 /// The heat that switches [`two_modes`] to the dense mode, in sparse steps' worth of
-/// bytes: each sparse step that had to check adds its bytes, and the ASCII steps
-/// since the last such step take theirs away (down to zero). So sixteen checked
-/// steps in a row turn it dense, or more as long as more than half of the steps
-/// have to check: text of other scripts, not markup with a few words of such text
-/// between tags. (Before, each checked step added five steps' worth and every byte
-/// took one away, so that text with a checked step in five went dense: in German and
-/// Portuguese pages the dense steps checked the markup too. With data in the cache
-/// (four versions of the page in turn), time for de.html: AVX2 −20%, SSSE3 −41%,
-/// AVX-512 −13%; for pt.html −13% with AVX-512; but with the data further away (64
-/// versions, in L3), whose loads a mispredicted branch discards, the dense steps
-/// were faster: de.html +25% with AVX2, +35% with AVX-512, pt.html +20%; text of
-/// other scripts within 5% either way. `AMD EPYC` Zen 4.)
+/// bytes: each sparse step that had to check adds the kernel's heat of a step (its
+/// `HEAT`), and every byte read takes one away (down to zero). With a heat of two
+/// steps' worth, the loop turns dense where more than half of the sparse steps have
+/// to check (text of other scripts); with five, where one in five does (markup with
+/// a few words of German or Portuguese between tags, whose dense steps then check
+/// the markup in full). Which pays depends on where the data is: in cache, the
+/// branches of the sparse steps cost less than checking everything; from L3 or
+/// memory, a mispredicted branch also throws away the loads in flight, and the
+/// dense steps win. Time for de.html, heat 2 against 5, with four versions of the
+/// page in turn (in cache) and with 64 (in L3): AVX2 −20% and +25%, SSSE3 −41% and
+/// −8%, AVX-512 −13% and +35%; text of other scripts within 5% either way (`AMD
+/// EPYC` Zen 4). So the SSSE3 and NEON kernels take 2, the AVX2 kernel 3, and the
+/// AVX-512 kernel, whose dense steps cost least against its sparse ones, 5.
 const HOT: usize = 16;
 /// Blocks per step of the validation fused with a copy, in one mode.
 pub(super) const COPY_STEP: usize = 4;
@@ -356,9 +357,15 @@ impl<V: Bytes, const SPARSE_N: usize, const DENSE_N: usize, const PREFETCH: bool
 }
 
 /// The steps of [`check`], in blocks of `V::LEN` bytes: the sparse and the dense
-/// mode's, the fused copy's, and the ASCII dense steps in a row that switch back to
-/// the sparse mode.
-pub(super) struct Steps<const SPARSE_N: usize, const DENSE_N: usize, const COPY_N: usize, const RUN: usize>;
+/// mode's, the fused copy's, the ASCII dense steps in a row that switch back to the
+/// sparse mode, and the heat of a checked sparse step ([`HOT`]).
+pub(super) struct Steps<
+    const SPARSE_N: usize,
+    const DENSE_N: usize,
+    const COPY_N: usize,
+    const RUN: usize,
+    const HEAT: usize,
+>;
 
 /// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
 /// `src.len()` bytes), with the steps `SPARSE_N`, `DENSE_N` and `COPY_N` blocks long
@@ -378,8 +385,9 @@ pub(super) unsafe fn check<
     const DENSE_N: usize,
     const COPY_N: usize,
     const RUN: usize,
+    const HEAT: usize,
 >(
-    _steps: Steps<SPARSE_N, DENSE_N, COPY_N, RUN>,
+    _steps: Steps<SPARSE_N, DENSE_N, COPY_N, RUN, HEAT>,
     src: &[u8],
     dst: *mut u8,
 ) -> Result<(), usize> {
@@ -428,11 +436,11 @@ pub(super) unsafe fn check<
             pos = if prefetch_pays() {
                 let stepper =
                     Stepper::<V, SPARSE_N, DENSE_N, true> { src, open, ascii_before: false, vector: PhantomData };
-                two_modes(pos, len, block, RUN, stepper)?
+                two_modes(pos, len, block, RUN, HEAT, stepper)?
             } else {
                 let stepper =
                     Stepper::<V, SPARSE_N, DENSE_N, false> { src, open, ascii_before: false, vector: PhantomData };
-                two_modes(pos, len, block, RUN, stepper)?
+                two_modes(pos, len, block, RUN, HEAT, stepper)?
             };
         }
         while pos + block <= len {
@@ -596,8 +604,9 @@ impl<F: FnMut(usize, bool) -> Option<bool>> ModeStep for F {
 /// The main loop of the validation kernels without the copy, in two modes (see the
 /// module doc), for blocks of `block` bytes: sparse steps of [`SPARSE`] blocks while
 /// few of them need checking, dense steps of [`DENSE`] blocks once the heat reaches
-/// [`HOT`] (the bytes of the steps that had to be checked, less those of the ASCII
-/// steps between them), back to sparse after `run` dense steps of ASCII in a row.
+/// [`HOT`] (`step_heat` sparse steps' worth for each step that had to be checked, one
+/// less for each byte read), back to sparse after `run` dense steps of ASCII in a
+/// row.
 /// `step(pos, dense)` checks the step at `pos` (`None` on an error; otherwise whether
 /// it had to be checked). Runs while a dense step fits before `len`; returns where it
 /// stopped, or `Err` where a step showed an error.
@@ -607,10 +616,11 @@ pub(super) fn two_modes(
     len: usize,
     block: usize,
     run: usize,
+    step_heat: usize,
     mut step: impl ModeStep,
 ) -> Result<usize, usize> {
     let (sparse, dense) = (SPARSE * block, DENSE * block);
-    let hot = HOT * sparse;
+    let (heat_per_step, hot) = (step_heat * sparse, HOT * sparse);
     if len < dense {
         return Ok(pos);
     }
@@ -629,7 +639,7 @@ pub(super) fn two_modes(
                 let Some(checked) = step.step(pos, false) else { return Err(pos) };
                 pos += sparse;
                 if checked {
-                    heat = heat.saturating_sub(pos - sparse - last) + sparse;
+                    heat = heat.saturating_sub(pos - last) + heat_per_step;
                     last = pos;
                     if heat >= hot {
                         sparse_mode = false;
@@ -821,8 +831,8 @@ pub(super) mod tests {
 
     /// Text in runs of ASCII and of characters of each length, long and short (so
     /// that a kernel's loop switches between its modes, and back: the long runs are
-    /// 2,400 bytes, more than the sixteen checked sparse steps of [`HOT`] with any
-    /// kernel's steps, 128 bytes at most), whole and with one
+    /// 2,400 bytes, more than the sixteen checked sparse steps that [`HOT`] asks for
+    /// with any kernel's steps, 128 bytes at most), whole and with one
     /// byte replaced (by a continuation byte, a lead byte, or ASCII, which cuts a
     /// character) at every position, after prefixes of two lengths, through a
     /// kernel's `same` check (shared with the AVX2 tests).
