@@ -831,8 +831,8 @@ pub(super) mod tests {
 
     /// Text in runs of ASCII and of characters of each length, long and short (so
     /// that a kernel's loop switches between its modes, and back: the long runs are
-    /// 2,400 bytes, more than the sixteen checked sparse steps that [`HOT`] asks for
-    /// with any kernel's steps, 128 bytes at most), whole and with one
+    /// 2,400 bytes, more than the checked sparse steps that [`HOT`] asks for with any
+    /// kernel's heat and steps, at most sixteen of 64 bytes), whole and with one
     /// byte replaced (by a continuation byte, a lead byte, or ASCII, which cuts a
     /// character) at every position, after prefixes of two lengths, through a
     /// kernel's `same` check (shared with the AVX2 tests).
