@@ -663,12 +663,11 @@ fn ascii_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> usize {
 }
 
 /// [`ascii_run`] that goes on past a lone unit that is not ASCII (nor a surrogate),
-/// its bytes written, when the eight units after it are ASCII (but one, for swapped
-/// units): English or German
-/// text, where such a run ends at every accented letter or curly quote otherwise,
-/// and the chunk after it takes the slower path for its 32 units. Returns (units
-/// read, bytes written); it writes such a unit only with 16 bytes of room, so that
-/// the room kept before each unit (at most 8) stays.
+/// its bytes written, when the eight units after it are ASCII (all but one, for
+/// swapped units): English or German text, where such a run ends at every accented
+/// letter or curly quote otherwise, and the chunk after it takes the slower path for
+/// its 32 units. Returns (units read, bytes written); it writes such a unit only
+/// with 16 bytes of room, so that the room kept before each unit (at most 8) stays.
 #[inline(always)]
 fn latin_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> (usize, usize) {
     let len = src.len();
