@@ -174,11 +174,10 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
     #[inline(always)]
     fn ascii_window(self, i: usize) -> bool {
         let bytes: &[u8; 2 * WINDOW] = self.0[2 * i..2 * i + 2 * WINDOW].try_into().unwrap_or(&[0x80; 2 * WINDOW]);
-        // The pairs of bytes read little-endian whatever the order: an ASCII unit is
-        // 00 0x (big-endian: the low byte of the word zero, the high below 0x80) or
-        // 0x 00 (little-endian).
+        // The pairs of bytes read little-endian whatever the order (see
+        // `RAW_NOT_ASCII`).
         let any = (0..WINDOW).fold(0, |acc, k| acc | u16::from_le_bytes([bytes[2 * k], bytes[2 * k + 1]]));
-        any & if BE { 0x80FF } else { 0xFF80 } == 0
+        any & (Self::RAW_NOT_ASCII as u16) == 0
     }
     #[inline(always)]
     fn copy_ascii<const K: u8>(self, i: usize, dst: &mut [u8]) -> usize {
@@ -186,16 +185,13 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
     }
     #[inline(always)]
     fn words(self, i: usize) -> [u64; 2] {
-        let bytes: &[u8; 16] = self.0[2 * i..2 * i + 16].try_into().unwrap_or(&[0; 16]);
-        let (first, second) = bytes.split_at(8);
-        [first, second].map(|half| {
-            let word = u64::from_le_bytes(half.try_into().unwrap_or([0; 8]));
-            // Big-endian units: the two bytes of each lane swapped.
-            if BE { ((word >> 8) & (0xFF * LANES)) | ((word & (0xFF * LANES)) << 8) } else { word }
-        })
+        // Big-endian units: the two bytes of each lane swapped.
+        self.raw_words(i)
+            .map(|word| if BE { ((word >> 8) & (0xFF * LANES)) | ((word & (0xFF * LANES)) << 8) } else { word })
     }
-    // Big-endian units read as little-endian words: an ASCII unit is 00 0x, its
-    // byte the lane's high one.
+    // Big-endian units read as little-endian words: an ASCII unit is 00 0x (the low
+    // byte of the word zero, the high below 0x80), its byte the lane's high one;
+    // little-endian ones 0x 00.
     const RAW_NOT_ASCII: u64 = if BE { 0x80FF * LANES } else { NOT_ASCII };
     const RAW_BYTE_SHIFT: u32 = if BE { 8 } else { 0 };
     #[inline(always)]
