@@ -26,7 +26,7 @@ use super::scalar::Runs;
 use super::shuffles::{
     FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
 };
-use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, SPARSE, Steps};
+use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, Steps};
 
 impl Bytes for uint8x16_t {
     const LEN: usize = 16;
@@ -95,7 +95,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     // SAFETY: the caller's precondition; NEON is aarch64's baseline.
     unsafe {
         // The SSSE3 kernel's steps and heat (untimed here).
-        utf8_check::check::<uint8x16_t, COPY, { 2 * SPARSE }, { 2 * DENSE }, { 2 * COPY_STEP }, 4, 2>(Steps, src, dst)
+        utf8_check::check::<uint8x16_t, COPY, { 2 * DENSE }, { 2 * COPY_STEP }, 4>(Steps, src, dst)
     }
 }
 

@@ -18,27 +18,15 @@
 //! first block and the tail go through a zero-padded copy, so that a sequence cut by
 //! the end meets zeros and shows as an error.
 //!
-//! The main loop takes a step of blocks at a time. When they are all ASCII and no
-//! sequence was left open before them, their sign bits are all it needs: ORs and one
-//! `vpmovmskb` per step. Otherwise it checks them all with no branch between them
-//! and tests the errors once. Its steps are of two sizes, in two modes, because the
-//! branch on "ASCII or not" costs most where it is mispredicted, and more so when the
-//! input comes from L3 or memory rather than L1:
-//!
-//! - the sparse mode (mostly ASCII, as English text) steps two blocks (64 bytes), so
-//!   that a rare non-ASCII character costs the check of 64 bytes only;
-//! - the dense mode (text of other scripts, and markup mixed with such text) steps
-//!   eight blocks (256 bytes), so that text that switches between ASCII and not every
-//!   few dozen bytes costs one branch per 256 bytes, mostly predicted.
-//!
-//! It starts sparse. A "heat" counts the sparse steps that had to check, each adding
-//! [`HEAT`] steps' worth of bytes and the heat falling by one a byte read; at sixteen
-//! steps' worth (more than a third of the steps checked, for a while) it turns
-//! dense. [`RUN`]
-//! ASCII dense steps in a row turn it sparse again (the loop is
-//! [`super::utf8_check::two_modes`], shared with the AVX-512 kernel). Both switches are rare, hence well predicted. The validation
-//! fused with a copy keeps one mode, steps of four blocks (128 bytes), which
-//! measured faster for it than the two modes on mostly-ASCII text.
+//! The main loop ([`super::utf8_check::windows`], shared with the AVX-512 kernel)
+//! reads the text in windows of up to 4 KiB twice: first a map of the 64-byte chunks
+//! that are not ASCII, with no branch, then a check of those chunks only, with no
+//! branch between them but the end of the loop over the map. So no branch depends on
+//! each chunk's bytes, which matters most where the text comes from L3 or memory (a
+//! mispredicted branch there throws away the loads in flight). Text of other scripts
+//! turns it to dense steps of eight blocks (256 bytes), checked in full unless ASCII,
+//! until [`RUN`] ASCII dense steps in a row. The validation fused with a copy takes
+//! steps of four blocks (128 bytes), checked unless ASCII after a closed sequence.
 //!
 //! [`utf8_to_utf16`] is the SSSE3 kernel's algorithm with 32-byte vectors for its
 //! masks and its ASCII runs, and its hand-over of sparse text to the scalar loop.
@@ -54,7 +42,7 @@
 //! first half is stored by its first half only. The last step is a whole vector that
 //! ends at the end of the input, overlapping units already copied.
 
-use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, SPARSE, Steps};
+use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, Steps};
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_storeu_si128, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi16,
     _mm256_cmpgt_epi8, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
@@ -155,15 +143,8 @@ impl Bytes for __m256i {
     }
 }
 
-/// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
+/// ASCII dense steps in a row (1 KiB) that switch back to the windows.
 const RUN: usize = 4;
-
-/// The heat of a checked sparse step (see `utf8_check::HOT`): three steps' worth.
-/// Validation of de.html and pt.html, µs, rotating, `AMD EPYC` Zen 4, with four
-/// versions of the page in turn (in cache) and with 64 (in L3): heat 5 (before)
-/// 10.6 and 17.8, 19.2 and 33.2; 3: 9.7 and 19.7, 17.8 and 36.6; 2: 8.6 and 22.1,
-/// 15.8 and 42.9; encoding_rs 7.7 and 22.3, 14.8 and 43.6.
-const HEAT: usize = 3;
 
 /// The check of [`super::utf8_check`] with AVX2 vectors (see the module doc);
 /// `Err(at)` as there.
@@ -174,7 +155,7 @@ const HEAT: usize = 3;
 #[target_feature(enable = "avx2")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     // SAFETY: the caller's precondition, and this function enables AVX2.
-    unsafe { utf8_check::check::<__m256i, COPY, SPARSE, DENSE, COPY_STEP, RUN, HEAT>(Steps, src, dst) }
+    unsafe { utf8_check::check::<__m256i, COPY, DENSE, COPY_STEP, RUN>(Steps, src, dst) }
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their
@@ -489,8 +470,8 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 mod tests {
     use super::super::scalar;
     use super::super::utf8_check::tests::{
-        around, long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
-        with_and_without_the_prefetch,
+        around, long_sequences, long_texts, mode_switches, random_inputs, run_texts, same_as_twins, short_sequences,
+        window_edges, with_and_without_the_prefetch,
     };
     use super::*;
     use alloc::vec;
@@ -550,6 +531,15 @@ mod tests {
             return;
         }
         mode_switches(same);
+    }
+
+    #[test]
+    fn avx2_window_edges_and_run_texts() {
+        if !available() {
+            return;
+        }
+        window_edges(BLOCK, same);
+        run_texts(0x2F0B_5C1A_77D3_E129, 600, same);
     }
 
     /// The check with the prefetch and without (see `with_and_without_the_prefetch`).

@@ -12,20 +12,15 @@
 //! and three back tell. A byte cut off by the end of the input meets the ASCII zero
 //! padding after it and shows as one of these errors there.
 //!
-//! The main loop takes a step of blocks at a time. When they are all ASCII, after
-//! three ASCII bytes, their sign bits are all it needs; otherwise it checks them
-//! all, with no branch between them, and tests the errors once. The bytes before a
-//! block are read from memory (the first block and the tail go through a
-//! zero-padded copy), never carried in a register. As in the AVX2 kernel
-//! ([`super::avx2`]), the steps are of two sizes, in two modes: sparse steps of two
-//! blocks (128 bytes) for mostly-ASCII text, dense steps of eight (512 bytes) for
-//! other scripts and markup mixed with them, where a branch per 128 bytes would be
-//! mispredicted often. A heat of the sparse steps that had to check (see
-//! [`super::utf8_check::two_modes`]) turns the loop dense; [`RUN`] ASCII dense steps
-//! in a row turn it sparse again. The validation fused with a copy keeps one mode,
-//! steps of four blocks.
+//! The bytes before a block are read from memory (the first block and the tail go
+//! through a zero-padded copy), never carried in a register. The main loop is the
+//! AVX2 kernel's ([`super::utf8_check::windows`], see [`super::avx2`]), with chunks of
+//! one block and dense steps of eight (512 bytes), which it turns to where half the
+//! chunks of a window are not ASCII (its dense steps cost least against the check of
+//! chunks). The validation fused with a copy takes steps of four blocks, checked
+//! unless they are ASCII after three ASCII bytes.
 
-use super::utf8_check::{COPY_STEP, Checks, DENSE, SPARSE, TWO_CONTINUATIONS, table, two_modes};
+use super::utf8_check::{COPY_STEP, Checks, DENSE, TWO_CONTINUATIONS, Windowed, table, windows};
 use core::arch::x86_64::{
     __m512i, _mm512_loadu_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
     _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_subs_epu8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask,
@@ -100,14 +95,8 @@ fn any(errors: __m512i) -> bool {
     _mm512_test_epi8_mask(errors, errors) != 0
 }
 
-/// ASCII dense steps in a row (1 KiB) that switch back to the sparse mode.
+/// ASCII dense steps in a row (1 KiB) that switch back to the windows.
 const RUN: usize = 2;
-
-/// The heat of a checked sparse step (see `utf8_check::HOT`): five steps' worth.
-/// With two, time for en.txt +15% (64 versions), de.html +35% and pt.html +20% (64
-/// versions, in L3), de.html −13% with the data in cache (four versions); `AMD EPYC`
-/// Zen 4.
-const HEAT: usize = 5;
 
 /// One step of the main loop: the `N` blocks at `pos`, checked unless they are ASCII
 /// after ASCII, copied to `dst` when `COPY`. `None` when they show an error;
@@ -156,6 +145,67 @@ unsafe fn step<const N: usize, const COPY: bool>(
     Some(checked)
 }
 
+/// Per byte of a block, the largest value that leaves no sequence open at the end of
+/// it: as `utf8_check`'s table, 64 bytes.
+static CLOSED: [u8; BLOCK] = {
+    let mut max = [0xFF; BLOCK];
+    max[BLOCK - 3] = 0xEF;
+    max[BLOCK - 2] = 0xDF;
+    max[BLOCK - 1] = 0xBF;
+    max
+};
+
+/// The kernel of [`check`] without the copy, for [`windows`] (chunks of one block):
+/// made only inside [`check`], whose caller guarantees the CPU's instructions.
+struct Kernel;
+
+impl Windowed for Kernel {
+    type Errors = __m512i;
+    const CHUNK: usize = BLOCK;
+    const DENSE_STEP: usize = DENSE * BLOCK;
+    const DENSE_AT: usize = 8;
+
+    #[inline(always)]
+    unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool {
+        // SAFETY: the trait's contract: the block at `pos` is inside `src`, and the
+        // CPU has AVX512BW.
+        unsafe { _mm512_movepi8_mask(load(src.as_ptr().add(pos))) == 0 }
+    }
+
+    #[inline(always)]
+    unsafe fn check_chunk(&self, src: &[u8], pos: usize, errors: &mut __m512i) -> bool {
+        // SAFETY: the trait's contract: `pos - 3 .. pos + 64` is inside `src`, and the
+        // CPU has AVX512BW and AVX512VBMI; `CLOSED` has 64 bytes.
+        unsafe {
+            let p = src.as_ptr().add(pos);
+            let bytes = load(p);
+            *errors = _mm512_or_si512(*errors, block_errors(p, bytes));
+            any(_mm512_subs_epu8(bytes, load(CLOSED.as_ptr())))
+        }
+    }
+
+    #[inline(always)]
+    fn no_errors(&self, errors: __m512i) -> bool {
+        // SAFETY: the CPU has AVX512BW (see the struct's doc).
+        unsafe { !any(errors) }
+    }
+
+    #[inline(always)]
+    fn no_errors_yet(&self) -> __m512i {
+        // SAFETY: as above.
+        unsafe { _mm512_set1_epi8(0) }
+    }
+
+    #[inline(always)]
+    unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)> {
+        let mut open = u64::from(open);
+        // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE * 64` is inside `src`,
+        // and the CPU has AVX512BW and AVX512VBMI; no copy.
+        let checked = unsafe { step::<DENSE, false>(src.as_ptr(), core::ptr::null_mut(), pos, &mut open) }?;
+        Some((checked, open != 0))
+    }
+}
+
 /// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
 /// `src.len()` bytes). `Ok` when it is all valid; otherwise `Err(at)` where `src[..at]`
 /// is valid UTF-8 but for, possibly, a sequence cut at `at` (no error shows before
@@ -199,19 +249,10 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             pos += COPY_STEP * BLOCK;
         }
         if !COPY {
-            pos = two_modes(pos, len, BLOCK, RUN, HEAT, |pos, dense| {
-                // SAFETY: `two_modes` calls this at `pos` with a dense step left (`pos + DENSE * BLOCK <= len`), and
-                // `pos >= BLOCK` (so the three bytes before are inside `src`); no copy.
-                // The CPU has AVX512BW and AVX512VBMI: this function enables
-                // them, and its callers checked.
-                unsafe {
-                    if dense {
-                        step::<DENSE, COPY>(base, dst, pos, &mut open)
-                    } else {
-                        step::<SPARSE, COPY>(base, dst, pos, &mut open)
-                    }
-                }
-            })?;
+            // SAFETY: `pos >= BLOCK >= 3`. The CPU has AVX512BW and AVX512VBMI: this
+            // function enables them, and its callers checked.
+            let (at, ends_open) = unsafe { windows(&mut Kernel, src, pos, RUN) }?;
+            (pos, open) = (at, u64::from(ends_open));
         }
         ascii_before = open == 0;
         while pos + BLOCK <= len {
@@ -273,7 +314,8 @@ pub(super) const CHECKS: Checks = Checks { alone: check::<false>, copying: check
 #[cfg(test)]
 mod tests {
     use super::super::utf8_check::tests::{
-        long_sequences, long_texts, mode_switches, random_inputs, same_as_twins, short_sequences,
+        long_sequences, long_texts, mode_switches, random_inputs, run_texts, same_as_twins, short_sequences,
+        window_edges,
     };
     use super::*;
 
@@ -327,5 +369,15 @@ mod tests {
             return;
         }
         mode_switches(same);
+    }
+
+    /// The maps of the windows at their edges, and texts of runs of every density.
+    #[test]
+    fn window_edges_and_run_texts() {
+        if !available() {
+            return;
+        }
+        window_edges(BLOCK, same);
+        run_texts(0x51A7_2D0C_9E44_B3F1, 600, same);
     }
 }

@@ -29,7 +29,7 @@ use core::arch::x86_64::{
 use super::Utf8PrefixPass;
 use super::scalar::Runs;
 use super::shuffles::{FALLBACK, PATTERNS, TWO_BYTE_PATTERNS, one_character, pattern_of_ends};
-use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, SPARSE, Steps};
+use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, Steps};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows SSSE3,
 /// and the CPU has it (`std` caches the answer; without `std`, only when the build
@@ -114,11 +114,7 @@ impl Bytes for __m128i {
 #[target_feature(enable = "ssse3")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     // SAFETY: the caller's precondition, and this function enables SSSE3.
-    // A heat of two (see `utf8_check::HOT`): de.html −41% time with the data in
-    // cache, −8% from L3, against five.
-    unsafe {
-        utf8_check::check::<__m128i, COPY, { 2 * SPARSE }, { 2 * DENSE }, { 2 * COPY_STEP }, 4, 2>(Steps, src, dst)
-    }
+    unsafe { utf8_check::check::<__m128i, COPY, { 2 * DENSE }, { 2 * COPY_STEP }, 4>(Steps, src, dst) }
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their

@@ -1,11 +1,12 @@
 //! The UTF-8 check of the AVX2, SSSE3 and NEON kernels, written once over [`Bytes`]
 //! (a vector of 32 or 16 bytes): the lookup method of Keiser and Lemire ("Validating
 //! UTF-8 in less than one instruction per byte") with the AVX-512 kernel's error
-//! kinds ([`KINDS`]). The algorithm, the two modes of the main loop and the fused
-//! copy are described in the AVX2 kernel's module doc (`super::avx2`); the SSSE3 and
-//! NEON kernels take steps of the same size in bytes (twice the blocks). It also holds
-//! what the AVX-512 kernel shares with them: the error kinds, the step sizes, the loop of the two modes ([`two_modes`]), and the completion of an error's
-//! place ([`valid_up_to_after`], [`copy_valid_prefix_after`]).
+//! kinds ([`KINDS`]). The algorithm, the main loop ([`windows`]) and the fused copy
+//! are described in the AVX2 kernel's module doc (`super::avx2`); the SSSE3 and NEON
+//! kernels take steps of the same size in bytes (twice the blocks). It also holds
+//! what the AVX-512 kernel shares with them: the error kinds, the step sizes, the
+//! main loop, and the completion of an error's place ([`valid_up_to_after`],
+//! [`copy_valid_prefix_after`]).
 //!
 //! Everything here is `#[inline(always)]`, so that it is compiled into each ISA's
 //! `#[target_feature]` entry point (`check` in `super::avx2` and `super::ssse3`; NEON
@@ -82,28 +83,17 @@ pub(super) const KINDS: [(u8, u16, u16, u16); 8] = [
     (TWO_CONTINUATIONS, 0x0F00, 0xFFFF, 0x0F00),
 ];
 
-/// Blocks per step of the validation kernels' dense mode, checked without a branch
-/// between them, so that text that switches between ASCII and not every few dozen
-/// bytes (markup and words) costs one branch per step. Both modes run while a whole
-/// dense step is left.
+/// Blocks per step of the validation kernels' dense mode (see [`windows`]), checked
+/// without a branch between them.
 pub(super) const DENSE: usize = 8;
-/// Blocks per step of the sparse mode.
-pub(super) const SPARSE: usize = 2;
-/// The heat that switches [`two_modes`] to the dense mode, in sparse steps' worth of
-/// bytes: each sparse step that had to check adds the kernel's heat of a step (its
-/// `HEAT`), and every byte read takes one away (down to zero). With a heat of two
-/// steps' worth, the loop turns dense where more than half of the sparse steps have
-/// to check (text of other scripts); with five, where one in five does (markup with
-/// a few words of German or Portuguese between tags, whose dense steps then check
-/// the markup in full). Which pays depends on where the data is: in cache, the
-/// branches of the sparse steps cost less than checking everything; from L3 or
-/// memory, a mispredicted branch also throws away the loads in flight, and the
-/// dense steps win. Time for de.html, heat 2 against 5, with four versions of the
-/// page in turn (in cache) and with 64 (in L3): AVX2 −20% and +25%, SSSE3 −41% and
-/// −8%, AVX-512 −13% and +35%; text of other scripts within 5% either way (`AMD
-/// EPYC` Zen 4). So the SSSE3 and NEON kernels take 2, the AVX2 kernel 3, and the
-/// AVX-512 kernel, whose dense steps cost least against its sparse ones, 5.
-const HOT: usize = 16;
+/// Bytes per bit of a window's map of the chunks that are not ASCII (see
+/// [`windows`]), for the kernels of this module.
+const CHUNK: usize = 64;
+/// Chunks in the first window of a call; each next window has twice as many, up to
+/// 64 (4 KiB), so that a call that stops at an error early (each error of malformed
+/// input ends a call) has read little past it.
+const FIRST_WINDOW: usize = 4;
+
 /// Blocks per step of the validation fused with a copy, in one mode.
 pub(super) const COPY_STEP: usize = 4;
 
@@ -221,7 +211,7 @@ unsafe fn block_errors<V: Bytes>(p: *const u8, bytes: V) -> V {
 /// after only if they have to be: kept in registers between the two, which a dense
 /// step's sixteen blocks of 16 bytes do not fit (they went to the stack and back).
 /// So with `ALWAYS` (a dense step of 16-byte vectors after one that had to be
-/// checked: see [`Stepper`]) every block is checked as it is loaded, in one pass with
+/// checked: see [`Kernel`]) every block is checked as it is loaded, in one pass with
 /// no branch (an ASCII block shows no error): SSSE3 validation of dense text +30%
 /// (ja.txt, ru.txt 4.65 → 6.1 GB/s, rotating, `Intel Xeon` Cascade Lake), where the
 /// same for AVX2's eight blocks of 32 bytes cost English text 10% (its ASCII dense
@@ -282,94 +272,96 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
     }
 }
 
-/// The steps of [`check`] without the copy, for [`two_modes`]: made only inside
-/// [`check`], whose caller guarantees the CPU's instructions. A dense step of
-/// 16-byte vectors checks in one pass ([`step`]'s `ALWAYS`) unless the step before
-/// it was ASCII: then the next is likely ASCII too, and its sign bits go first, so
-/// that text of long ASCII runs (English) does not pay a check for each step.
-/// With `PREFETCH` (where [`prefetch_pays`]), each step asks for the lines ahead. (A
-/// field read in the loop in place of the constant cost AVX2 validation of en.txt
-/// 0.89 → 0.93–1.10 µs on `AMD EPYC` Zen 4, though LLVM took the test out of the
-/// ASCII loop.)
-struct Stepper<'a, V, const SPARSE_N: usize, const DENSE_N: usize, const PREFETCH: bool> {
-    src: &'a [u8],
-    open: &'a mut u32,
-    /// Whether the last step was ASCII (did not have to be checked).
+/// The kernel of [`check`] without the copy, for [`windows`]: made only inside
+/// [`check`], whose caller guarantees the CPU's instructions. A dense step of 16-byte
+/// vectors checks in one pass ([`step`]'s `ALWAYS`) unless the step before it was
+/// ASCII: then the next is likely ASCII too, and its sign bits go first. With
+/// `PREFETCH` (where [`prefetch_pays`]), the map of a window and each dense step ask
+/// for the lines ahead.
+struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool> {
+    /// Whether the last dense step was ASCII (did not have to be checked).
     ascii_before: bool,
     vector: PhantomData<V>,
 }
 
-impl<V: Bytes, const SPARSE_N: usize, const DENSE_N: usize, const PREFETCH: bool> ModeStep
-    for Stepper<'_, V, SPARSE_N, DENSE_N, PREFETCH>
-{
+impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V, DENSE_N, PREFETCH> {
+    type Errors = V;
+    const CHUNK: usize = CHUNK;
+    const DENSE_STEP: usize = DENSE_N * V::LEN;
+    const DENSE_AT: usize = 15;
+
     #[inline(always)]
-    fn step(&mut self, pos: usize, dense: bool) -> Option<bool> {
-        let block = V::LEN;
+    unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool {
         if PREFETCH {
-            prefetch_ahead(self.src, pos, if dense { DENSE_N } else { SPARSE_N } * block / 64);
+            prefetch_ahead(src, pos, 1);
         }
-        let (base, open) = (self.src.as_ptr(), &mut *self.open);
-        // SAFETY: `two_modes` calls this at `pos` with a dense step left (`pos + DENSE_N
-        // * LEN <= len`), and `pos >= LEN` (so the three bytes before are inside
-        // `src`); no copy. The CPU has `V`'s instructions: a `Stepper` is made only by
-        // `check`, whose caller guarantees them.
+        // SAFETY: the trait's contract: the chunk at `pos` is inside `src`, and the
+        // CPU has `V`'s instructions (see the struct's doc).
         unsafe {
-            let checked = if dense && V::LEN == 16 && !self.ascii_before {
-                step::<V, DENSE_N, false, true>(base, core::ptr::null_mut(), pos, open)
-            } else if dense {
-                step::<V, DENSE_N, false, false>(base, core::ptr::null_mut(), pos, open)
-            } else {
-                step::<V, SPARSE_N, false, false>(base, core::ptr::null_mut(), pos, open)
-            };
-            self.ascii_before = checked == Some(false);
-            checked
+            let p = src.as_ptr().add(pos);
+            let mut all = V::load(p);
+            for i in 1..CHUNK / V::LEN {
+                all = all.or(V::load(p.add(i * V::LEN)));
+            }
+            !all.any_high()
         }
     }
 
     #[inline(always)]
-    fn ascii_run(&mut self, mut pos: usize, limit: usize) -> usize {
-        if *self.open != 0 {
-            return pos;
-        }
-        let base = self.src.as_ptr();
-        while pos <= limit {
-            if PREFETCH {
-                prefetch_ahead(self.src, pos, SPARSE_N * V::LEN / 64);
+    unsafe fn check_chunk(&self, src: &[u8], pos: usize, errors: &mut V) -> bool {
+        // SAFETY: the trait's contract: `pos - 3 .. pos + CHUNK` is inside `src`, and
+        // the CPU has `V`'s instructions.
+        unsafe {
+            let p = src.as_ptr().add(pos);
+            let mut last = V::zero();
+            for i in 0..CHUNK / V::LEN {
+                last = V::load(p.add(i * V::LEN));
+                *errors = errors.or(block_errors(p.add(i * V::LEN), last));
             }
-            // SAFETY: `two_modes` calls this with `limit + DENSE_N * LEN <= len`, so the
-            // `SPARSE_N < DENSE_N` blocks at `pos <= limit` are inside `src`; the CPU
-            // has `V`'s instructions (see `step`).
-            let ascii = unsafe {
-                let p = base.add(pos);
-                let mut all = V::load(p);
-                for i in 1..SPARSE_N {
-                    all = all.or(V::load(p.add(i * V::LEN)));
-                }
-                !all.any_high()
-            };
-            if !ascii {
-                break;
-            }
-            pos += SPARSE_N * V::LEN;
+            !closed(last)
         }
-        pos
+    }
+
+    #[inline(always)]
+    fn no_errors(&self, errors: V) -> bool {
+        // SAFETY: the CPU has `V`'s instructions (see the struct's doc).
+        unsafe { errors.is_zero() }
+    }
+
+    #[inline(always)]
+    fn no_errors_yet(&self) -> V {
+        // SAFETY: as above.
+        unsafe { V::zero() }
+    }
+
+    #[inline(always)]
+    unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)> {
+        if PREFETCH {
+            prefetch_ahead(src, pos, Self::DENSE_STEP / 64);
+        }
+        let (base, mut open) = (src.as_ptr(), u32::from(open));
+        // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE_STEP` is inside `src`,
+        // and the CPU has `V`'s instructions; no copy.
+        let checked = unsafe {
+            if V::LEN == 16 && !self.ascii_before {
+                step::<V, DENSE_N, false, true>(base, core::ptr::null_mut(), pos, &mut open)
+            } else {
+                step::<V, DENSE_N, false, false>(base, core::ptr::null_mut(), pos, &mut open)
+            }
+        }?;
+        self.ascii_before = !checked;
+        Some((checked, open != 0))
     }
 }
 
-/// The steps of [`check`], in blocks of `V::LEN` bytes: the sparse and the dense
-/// mode's, the fused copy's, the ASCII dense steps in a row that switch back to the
-/// sparse mode, and the heat of a checked sparse step ([`HOT`]).
-pub(super) struct Steps<
-    const SPARSE_N: usize,
-    const DENSE_N: usize,
-    const COPY_N: usize,
-    const RUN: usize,
-    const HEAT: usize,
->;
+/// The steps of [`check`], in blocks of `V::LEN` bytes: the dense mode's and the
+/// fused copy's, and the ASCII dense steps in a row that switch back to the windows
+/// (see [`windows`]).
+pub(super) struct Steps<const DENSE_N: usize, const COPY_N: usize, const RUN: usize>;
 
 /// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
-/// `src.len()` bytes), with the steps `SPARSE_N`, `DENSE_N` and `COPY_N` blocks long
-/// and `RUN` ASCII dense steps back to sparse (see [`Steps`]). `Ok` when it is all
+/// `src.len()` bytes), with the steps `DENSE_N` and `COPY_N` blocks long and `RUN`
+/// ASCII dense steps back to the windows (see [`Steps`]). `Ok` when it is all
 /// valid; otherwise `Err(at)` where `src[..at]` is valid UTF-8 but for, possibly, a
 /// sequence cut at `at` (no error shows before `at`), and `src[..at]` has been copied:
 /// the contract of the AVX-512 kernel's twin, which [`valid_up_to_from`] completes.
@@ -378,21 +370,11 @@ pub(super) struct Steps<
 /// The CPU must have `V`'s instructions; with `COPY`, `dst` must have room for
 /// `src.len()` bytes and not overlap `src`.
 #[inline(always)]
-pub(super) unsafe fn check<
-    V: Bytes,
-    const COPY: bool,
-    const SPARSE_N: usize,
-    const DENSE_N: usize,
-    const COPY_N: usize,
-    const RUN: usize,
-    const HEAT: usize,
->(
-    _steps: Steps<SPARSE_N, DENSE_N, COPY_N, RUN, HEAT>,
+pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, const COPY_N: usize, const RUN: usize>(
+    _steps: Steps<DENSE_N, COPY_N, RUN>,
     src: &[u8],
     dst: *mut u8,
 ) -> Result<(), usize> {
-    // `two_modes` keeps the ratio of its dense steps to its sparse ones.
-    debug_assert_eq!(DENSE_N * SPARSE, DENSE * SPARSE_N);
     let block = V::LEN;
     let len = src.len();
     let base = src.as_ptr();
@@ -430,18 +412,18 @@ pub(super) unsafe fn check<
             pos += COPY_N * block;
         }
         if !COPY {
-            // `two_modes` counts in steps of `SPARSE` of its blocks: here `SPARSE_N`
-            // vectors make a sparse step.
-            let (block, open) = (SPARSE_N * block / SPARSE, &mut open);
-            pos = if prefetch_pays() {
-                let stepper =
-                    Stepper::<V, SPARSE_N, DENSE_N, true> { src, open, ascii_before: false, vector: PhantomData };
-                two_modes(pos, len, block, RUN, HEAT, stepper)?
-            } else {
-                let stepper =
-                    Stepper::<V, SPARSE_N, DENSE_N, false> { src, open, ascii_before: false, vector: PhantomData };
-                two_modes(pos, len, block, RUN, HEAT, stepper)?
-            };
+            // SAFETY: `pos >= LEN >= 3`; the CPU has `V`'s instructions (the caller's
+            // precondition), which the kernels need.
+            let (at, ends_open) = unsafe {
+                if prefetch_pays() {
+                    let mut kernel = Kernel::<V, DENSE_N, true> { ascii_before: false, vector: PhantomData };
+                    windows(&mut kernel, src, pos, RUN)
+                } else {
+                    let mut kernel = Kernel::<V, DENSE_N, false> { ascii_before: false, vector: PhantomData };
+                    windows(&mut kernel, src, pos, RUN)
+                }
+            }?;
+            (pos, open) = (at, u32::from(ends_open));
         }
         while pos + block <= len {
             // SAFETY: `pos - 3 .. pos + LEN` is inside `src` (pos >= LEN), and `dst`
@@ -574,96 +556,183 @@ pub(super) fn copy_valid_prefix_after(src: &[u8], dst: &mut [MaybeUninit<u8>], c
     valid
 }
 
-/// A step of [`two_modes`]: `step(pos, dense)` checks the step at `pos` (`None` on an
-/// error; otherwise whether it had to be checked). A closure is one; so is the
-/// generic check's stepper in [`super::utf8_check`], whose method is inlined where a
-/// closure's body would not be (it would not take its caller's target features).
-pub(super) trait ModeStep {
-    /// Checks the step at `pos`, a dense one when `dense`.
-    fn step(&mut self, pos: usize, dense: bool) -> Option<bool>;
-
-    /// Where the sparse steps of ASCII from `pos` end, with no sequence open before
-    /// `pos` (else `pos`): the first sparse step at or before `limit` that is not all
-    /// ASCII, or the first past `limit`. Skipping them in this loop (a load and a test a
-    /// step) and not in [`two_modes`]' (which keeps the heat and the open sequence) took
-    /// AVX2 validation of en.txt from 0.955 to 0.90 µs (encoding_rs 0.84; rotating,
-    /// `AMD EPYC` Zen 4). By default, none are skipped.
-    #[inline(always)]
-    fn ascii_run(&mut self, pos: usize, _limit: usize) -> usize {
-        pos
-    }
+/// A kernel's part of [`windows`]: what it does with a chunk, a window's errors and
+/// a dense step.
+///
+/// # Safety
+/// The unsafe methods need the CPU to have the kernel's instructions, and the bytes
+/// they name (from three before `pos`) to be inside `src`.
+pub(super) trait Windowed {
+    /// The errors of the chunks checked so far (a vector).
+    type Errors: Copy;
+    /// Bytes per bit of a window's map.
+    const CHUNK: usize;
+    /// The bytes of a dense step.
+    const DENSE_STEP: usize;
+    /// The chunks of sixteen in a window that, not ASCII, turn the loop dense.
+    const DENSE_AT: usize;
+    /// Whether the [`Self::CHUNK`] bytes at `pos` are all ASCII.
+    unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool;
+    /// Checks the chunk at `pos` (with the three bytes before it), adding what it
+    /// shows to `errors`; whether it ends inside a sequence (exactly: where it ends on
+    /// a character boundary, false).
+    unsafe fn check_chunk(&self, src: &[u8], pos: usize, errors: &mut Self::Errors) -> bool;
+    /// Whether `errors` shows none.
+    fn no_errors(&self, errors: Self::Errors) -> bool;
+    /// No errors.
+    fn no_errors_yet(&self) -> Self::Errors;
+    /// The dense step at `pos`, with a sequence left `open` before it or not: `None`
+    /// when it shows an error; otherwise whether it had to be checked (was not ASCII
+    /// after a closed sequence), and whether a sequence may be left open after it.
+    unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)>;
 }
 
-impl<F: FnMut(usize, bool) -> Option<bool>> ModeStep for F {
-    #[inline(always)]
-    fn step(&mut self, pos: usize, dense: bool) -> Option<bool> {
-        self(pos, dense)
-    }
-}
-
-/// The main loop of the validation kernels without the copy, in two modes (see the
-/// module doc), for blocks of `block` bytes: sparse steps of [`SPARSE`] blocks while
-/// few of them need checking, dense steps of [`DENSE`] blocks once the heat reaches
-/// [`HOT`] (`step_heat` sparse steps' worth for each step that had to be checked, one
-/// less for each byte read), back to sparse after `run` dense steps of ASCII in a
-/// row.
-/// `step(pos, dense)` checks the step at `pos` (`None` on an error; otherwise whether
-/// it had to be checked). Runs while a dense step fits before `len`; returns where it
-/// stopped, or `Err` where a step showed an error.
+/// Whether the valid UTF-8 before `pos` (`pos >= 3`) ends inside a sequence.
 #[inline(always)]
-pub(super) fn two_modes(
+fn ends_inside(src: &[u8], pos: usize) -> bool {
+    src[pos - 3] >= 0xF0 || src[pos - 2] >= 0xE0 || src[pos - 1] >= 0xC0
+}
+
+/// The main loop of the validation kernels without the copy: windows of up to 64
+/// chunks of [`Windowed::CHUNK`] bytes, each read twice. First every chunk of the window is
+/// read, with no branch, into a map of the chunks that are not ASCII; then only those
+/// are checked, in a loop over the bits of the map, and their errors tested once a
+/// window. A chunk that ends inside a sequence must be followed by one that is not
+/// ASCII (which its check then covers, the bytes before it included).
+///
+/// So the only branches that depend on the bytes are the end of the loop over the map
+/// (once a window) and the tests of the errors (never taken on valid text). A branch
+/// per chunk on "ASCII or not" (as simdutf8 takes) is mispredicted wherever text and
+/// markup alternate, and a misprediction resolved only when its load comes from L3
+/// or memory throws away all the loads issued after it: the first pass keeps those
+/// loads streaming, and the second reads the window from L1.
+///
+/// Text of other scripts, where almost every chunk has to be checked anyway, costs
+/// less without the first pass: a window with [`Windowed::DENSE_AT`] chunks in
+/// sixteen not ASCII turns the loop to dense steps ([`Windowed::dense_step`], checked in
+/// full unless ASCII, one branch each, well predicted in such text), until `run`
+/// ASCII dense steps in a row turn it back.
+///
+/// Starts at `pos` (`pos >= 3`, `src[..pos]` valid but for, possibly, a sequence cut
+/// at `pos`), runs while a chunk is left; returns where it stopped and whether a
+/// sequence is left open there, or `Err(at)` (the start of the window or step that shows an error) where
+/// `src[..at]` is valid UTF-8 but for, possibly, a sequence cut at `at`.
+///
+/// # Safety
+/// The CPU must have the kernel's instructions.
+#[inline(always)]
+pub(super) unsafe fn windows<K: Windowed>(
+    kernel: &mut K,
+    src: &[u8],
     mut pos: usize,
-    len: usize,
-    block: usize,
     run: usize,
-    step_heat: usize,
-    mut step: impl ModeStep,
-) -> Result<usize, usize> {
-    let (sparse, dense) = (SPARSE * block, DENSE * block);
-    let (heat_per_step, hot) = (step_heat * sparse, HOT * sparse);
-    if len < dense {
-        return Ok(pos);
-    }
-    let mut sparse_mode = true;
-    // The last position a dense step fits at.
-    let limit = len - dense;
+) -> Result<(usize, bool), usize> {
+    let len = src.len();
+    // Whether a sequence is left open before `pos`: exactly, as the dense steps and
+    // the maps need it (the kernels' own flag may be set after a closed sequence).
+    let mut open = ends_inside(src, pos);
+    let open = &mut open;
+    let mut chunks = FIRST_WINDOW;
+    // The window mapped and not yet checked: where it starts, its chunks, its map.
+    let mut pending: Option<(usize, usize, u64)> = None;
     loop {
-        if sparse_mode {
-            // Where the last step that had to check ended, and the heat since.
-            let (mut last, mut heat) = (pos, 0usize);
-            while pos <= limit {
-                pos = step.ascii_run(pos, limit);
-                if pos > limit {
-                    break;
-                }
-                let Some(checked) = step.step(pos, false) else { return Err(pos) };
-                pos += sparse;
-                if checked {
-                    heat = heat.saturating_sub(pos - last) + heat_per_step;
-                    last = pos;
-                    if heat >= hot {
-                        sparse_mode = false;
-                        break;
-                    }
-                }
+        let mut next = None;
+        if pos + K::CHUNK <= len {
+            let n = chunks.min((len - pos) / K::CHUNK);
+            // SAFETY: the window is inside `src`; the CPU has the kernel's
+            // instructions (the caller's precondition).
+            next =
+                Some((pos, n, unsafe { if n == 64 { map(kernel, src, pos, 64) } else { map(kernel, src, pos, n) } }));
+            pos += n * K::CHUNK;
+            chunks = (2 * chunks).min(64);
+        }
+        let dense = match pending {
+            // SAFETY: as above, and `start >= 3`.
+            Some((start, n, ascii)) => unsafe { check_window(kernel, src, start, n, ascii, open) }?,
+            None => false,
+        };
+        pending = next;
+        if dense {
+            if let Some((start, n, ascii)) = pending.take() {
+                // SAFETY: as above.
+                unsafe { check_window(kernel, src, start, n, ascii, open) }?;
             }
-        } else {
             // ASCII steps in a row.
             let mut ascii = 0;
-            while pos <= limit {
-                let Some(checked) = step.step(pos, true) else { return Err(pos) };
-                pos += dense;
+            while pos + K::DENSE_STEP <= len {
+                // SAFETY: the step is inside `src`, and `pos >= 3`; the CPU has the
+                // kernel's instructions.
+                let Some((checked, ends_open)) = (unsafe { kernel.dense_step(src, pos, *open) }) else {
+                    return Err(pos);
+                };
+                pos += K::DENSE_STEP;
+                *open = ends_open;
                 ascii = if checked { 0 } else { ascii + 1 };
                 if ascii >= run {
-                    sparse_mode = true;
                     break;
                 }
             }
-        }
-        if pos > limit {
-            return Ok(pos);
+            // Exactly (a dense step's `open` may be set after a closed sequence).
+            *open = ends_inside(src, pos);
+        } else if pending.is_none() {
+            return Ok((pos, *open));
         }
     }
+}
+
+/// The map of the window of `n` chunks at `pos` (`1 <= n <= 64`): bit `n - 1 - c`
+/// for chunk `c`, set where it is ASCII (a shift and an add a chunk, no branch).
+///
+/// # Safety
+/// The window must be inside `src`, and the CPU must have the kernel's instructions.
+#[inline(always)]
+unsafe fn map<K: Windowed>(kernel: &K, src: &[u8], pos: usize, n: usize) -> u64 {
+    let mut ascii = 0u64;
+    for c in 0..n {
+        // SAFETY: the caller's precondition.
+        ascii = ascii + ascii + u64::from(unsafe { kernel.chunk_ascii(src, pos + c * K::CHUNK) });
+    }
+    ascii
+}
+
+/// Checks the window of `n` chunks at `start` with its map `ascii` (see [`map`]),
+/// after a sequence left `open` before it or not, and updates `open`: `Err(start)`
+/// where it shows an error; otherwise whether it is dense (see [`windows`]).
+///
+/// # Safety
+/// The window and the three bytes before it must be inside `src`, and the CPU must
+/// have the kernel's instructions.
+#[inline(always)]
+unsafe fn check_window<K: Windowed>(
+    kernel: &K,
+    src: &[u8],
+    start: usize,
+    n: usize,
+    ascii: u64,
+    open: &mut bool,
+) -> Result<bool, usize> {
+    let other = !ascii & (u64::MAX >> (64 - n));
+    // A sequence left open before the window needs its first chunk.
+    if *open && ascii >> (n - 1) != 0 {
+        return Err(start);
+    }
+    let mut errors = kernel.no_errors_yet();
+    // The chunks (bits as in `ascii`) that end inside a sequence.
+    let mut unclosed = 0u64;
+    let mut rest = other;
+    while rest != 0 {
+        let bit = 63 - rest.leading_zeros() as usize;
+        rest ^= 1 << bit;
+        // SAFETY: the chunk is inside `src`, with the three bytes before it; the CPU
+        // has the kernel's instructions (the caller's precondition).
+        unclosed |= u64::from(unsafe { kernel.check_chunk(src, start + (n - 1 - bit) * K::CHUNK, &mut errors) }) << bit;
+    }
+    // A chunk that ends inside a sequence, then an ASCII one.
+    if !kernel.no_errors(errors) || (unclosed >> 1) & ascii != 0 {
+        return Err(start);
+    }
+    *open = unclosed & 1 != 0;
+    Ok(other.count_ones() as usize * 16 >= n * K::DENSE_AT)
 }
 
 #[cfg(test)]
@@ -830,9 +899,8 @@ pub(super) mod tests {
     }
 
     /// Text in runs of ASCII and of characters of each length, long and short (so
-    /// that a kernel's loop switches between its modes, and back: the long runs are
-    /// 2,400 bytes, more than the checked sparse steps that [`HOT`] asks for with any
-    /// kernel's heat and steps, at most sixteen of 64 bytes), whole and with one
+    /// that a kernel's loop turns dense and back: the long runs are 2,400 bytes,
+    /// more than a window of the sizes that come first), whole and with one
     /// byte replaced (by a continuation byte, a lead byte, or ASCII, which cuts a
     /// character) at every position, after prefixes of two lengths, through a
     /// kernel's `same` check (shared with the AVX2 tests).
@@ -868,6 +936,74 @@ pub(super) mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The maps of the windows (see `windows`): in ASCII text after a first block of
+    /// `first` bytes, one character (whole, cut, or a lone continuation byte) at every
+    /// position around each window's start and some of the chunk boundaries inside
+    /// (a sequence open at the end of a chunk before an ASCII one, at the end of a
+    /// window before the next, or before the first); and inputs that end around each
+    /// of them, with the character in their last bytes.
+    pub(in super::super) fn window_edges(first: usize, same: fn(&[u8], bool)) {
+        let mut starts = vec![];
+        let (mut start, mut chunks) = (first, super::FIRST_WINDOW);
+        while starts.len() < 8 {
+            starts.push(start);
+            start += chunks * super::CHUNK;
+            chunks = (2 * chunks).min(64);
+        }
+        let len = start + 100;
+        let edges: Vec<usize> =
+            starts.iter().flat_map(|&s| [s, s + super::CHUNK, s + 3 * super::CHUNK, s + 31 * super::CHUNK]).collect();
+        let seqs = [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80", b"\xF4\x90"];
+        for &edge in &edges {
+            for at in edge - 5..edge + 5 {
+                for seq in seqs {
+                    let mut bytes = vec![b'x'; len];
+                    bytes[at..at + seq.len()].copy_from_slice(seq);
+                    same(&bytes, at % 4 == 0);
+                    // The input ends at or just after the edge.
+                    for end in [edge, edge + 1, edge + 3] {
+                        if end > at {
+                            same(&bytes[..end], false);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `cases` texts of 2 to 20 KB made of runs (ASCII, characters of one width,
+    /// random text), so that the loop maps windows of every density, turns dense and
+    /// back at random places: each whole, with one byte replaced anywhere, and cut
+    /// anywhere, through a kernel's `same` check.
+    pub(in super::super) fn run_texts(seed: u64, cases: usize, same: fn(&[u8], bool)) {
+        let mut rng = Rng(seed);
+        for case in 0..cases {
+            let len = 2000 + rng.below(18_000);
+            let mut text = Vec::with_capacity(len + 4);
+            while text.len() < len {
+                match rng.below(3) {
+                    0 => text.extend(core::iter::repeat_n(b'a' + rng.below(26) as u8, 1 + rng.below(3000))),
+                    1 => {
+                        let c = ['é', '€', '😀', 'ж', '中'][rng.below(5)];
+                        let mut tmp = [0u8; 4];
+                        for _ in 0..1 + rng.below(800) {
+                            text.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+                        }
+                    }
+                    _ => {
+                        let n = 1 + rng.below(500);
+                        text.extend(random_text(&mut rng, n));
+                    }
+                }
+            }
+            same(&text, case % 8 == 0);
+            let mut bad = text.clone();
+            bad[rng.below(text.len())] = SOME[rng.below(SOME.len())];
+            same(&bad, case % 8 == 1);
+            same(&text[..rng.below(text.len())], false);
         }
     }
 
@@ -928,6 +1064,8 @@ pub(super) mod tests {
         }
         long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
         mode_switches(same);
+        window_edges(16, same);
+        run_texts(0x9E6C_63D0_676A_9A99, if thorough { 400 } else { 100 }, same);
     }
 
     /// The mode switches and random text through `same`, with the prefetch and
