@@ -19,14 +19,15 @@
 //! the end meets zeros and shows as an error.
 //!
 //! The main loop ([`super::utf8_check::windows`], shared with the AVX-512 kernel)
-//! reads the text in windows of up to 4 KiB twice: first a map of the 64-byte chunks
-//! that are not ASCII, with no branch, then a check of those chunks only, with no
-//! branch between them but the end of the loop over the map. So no branch depends on
-//! each chunk's bytes, which matters most where the text comes from L3 or memory (a
-//! mispredicted branch there throws away the loads in flight). Text of other scripts
-//! turns it to dense steps of eight blocks (256 bytes), checked in full unless ASCII,
-//! until [`RUN`] ASCII dense steps in a row. The validation fused with a copy takes
-//! steps of four blocks (128 bytes), checked unless ASCII after a closed sequence.
+//! reads the text in windows of up to 4 KiB. Where it is mixed with markup, it reads
+//! each window twice: first a map of the 64-byte chunks that are not ASCII, with no
+//! branch, then a check of those chunks only, so that no branch depends on each
+//! chunk's bytes, which matters most where the text comes from L3 or memory (a
+//! mispredicted branch there throws away the loads in flight). Mostly-ASCII text
+//! (English) takes a branch a chunk instead, and text of other scripts dense steps of
+//! eight blocks (256 bytes), checked in full unless ASCII, until [`RUN`] ASCII dense
+//! steps in a row. The validation fused with a copy takes steps of four blocks (128
+//! bytes), checked unless ASCII after a closed sequence.
 //!
 //! [`utf8_to_utf16`] is the SSSE3 kernel's algorithm with 32-byte vectors for its
 //! masks and its ASCII runs, and its hand-over of sparse text to the scalar loop.
