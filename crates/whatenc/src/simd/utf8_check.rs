@@ -687,11 +687,11 @@ pub(super) unsafe fn windows<K: Windowed>(
                     mode = unsafe { check_window(kernel, src, start, n, ascii, open) }?;
                 }
                 pending = next;
-                if mode != Mode::Map {
-                    if let Some((start, n, ascii)) = pending.take() {
-                        // SAFETY: as above.
-                        unsafe { check_window(kernel, src, start, n, ascii, open) }?;
-                    }
+                if mode != Mode::Map
+                    && let Some((start, n, ascii)) = pending.take()
+                {
+                    // SAFETY: as above.
+                    unsafe { check_window(kernel, src, start, n, ascii, open) }?;
                 }
                 if n == 0 && pending.is_none() {
                     return Ok((pos, *open));
