@@ -534,9 +534,10 @@ mod tests {
         mode_switches(same);
     }
 
+    /// The maps of the windows at their edges, and texts of runs of every density.
     #[test]
     fn avx2_window_edges_and_run_texts() {
-        if !available() {
+        if !cpu_has() {
             return;
         }
         window_edges(BLOCK, same);

@@ -256,7 +256,8 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         ascii_before = high >> (BLOCK - 3) == 0;
         pos = BLOCK;
         let mut open = u64::from(!ascii_before);
-        // With the copy, which measured no faster in two modes, steps of four blocks.
+        // With the copy, steps of four blocks: it measured no faster in two modes of
+        // steps, nor as windows over slices each then copied (BENCHMARKS.md, session 20).
         while COPY && pos + COPY_STEP * BLOCK <= len {
             // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 64), and `dst` has
             // room for `len` bytes. The CPU has AVX512BW and AVX512VBMI: this function

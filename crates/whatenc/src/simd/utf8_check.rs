@@ -276,8 +276,9 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
 /// [`check`], whose caller guarantees the CPU's instructions. A dense step of 16-byte
 /// vectors checks in one pass ([`step`]'s `ALWAYS`) unless the step before it was
 /// ASCII: then the next is likely ASCII too, and its sign bits go first. With
-/// `PREFETCH` (where [`prefetch_pays`]), the map of a window and each dense step ask
-/// for the lines ahead.
+/// `PREFETCH` (where [`prefetch_pays`], measured on Intel with the steps before the
+/// windows, not yet with them), each chunk read and each dense step ask for the
+/// lines ahead.
 struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool> {
     /// Whether the last dense step was ASCII (did not have to be checked).
     ascii_before: bool,
@@ -409,7 +410,8 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
             }
         }
         pos = block;
-        // With the copy, which measured no faster in two modes, one step size.
+        // With the copy, one step size: it measured no faster in two modes of steps,
+        // nor as windows over slices each then copied (BENCHMARKS.md, session 20).
         while COPY && pos + COPY_N * block <= len {
             prefetch_ahead(src, pos, COPY_N * block / 64);
             // SAFETY: `pos - 3 .. pos + COPY_N * LEN` is inside `src` (pos >= LEN), and
