@@ -620,7 +620,9 @@ fn ends_inside(src: &[u8], pos: usize) -> bool {
 /// The main loop of the validation kernels without the copy. It reads the text in
 /// windows of up to 64 chunks of [`Windowed::CHUNK`] bytes (64), in one of three
 /// modes ([`Mode`]), each window's mode chosen from the share of chunks that the
-/// window before it had to check:
+/// window before it had to check (the first's from whether its first chunk is ASCII:
+/// sparse if so, dense if not; AVX-512 dense text 1–3% faster than starting with
+/// maps):
 ///
 /// - *map* (text mixed with markup, as most pages): every chunk of the window is
 ///   read, with no branch, into a map of the chunks that are not ASCII; then only
@@ -668,7 +670,12 @@ pub(super) unsafe fn windows<K: Windowed>(
     let mut open = ends_inside(src, pos);
     let open = &mut open;
     let mut chunks = FIRST_WINDOW;
-    let mut mode = Mode::Map;
+    // The first chunk guesses the text: ASCII (English, markup) starts sparse, other
+    // text dense; the windows after correct it.
+    // SAFETY: the chunk is inside `src` when a chunk is left (else no mode runs); the
+    // CPU has the kernel's instructions.
+    let mut mode =
+        if pos + K::CHUNK > len || unsafe { kernel.chunk_ascii(src, pos) } { Mode::Sparse } else { Mode::Dense };
     // The window mapped and not yet checked: where it starts, its chunks, its map.
     let mut pending: Option<(usize, usize, u64)> = None;
     loop {
