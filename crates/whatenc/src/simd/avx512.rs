@@ -166,12 +166,9 @@ impl Windowed for Kernel {
     // Dense from half the chunks: its dense steps cost least against its checks of
     // chunks (at fifteen in sixteen, as the other kernels, ar.html, he.html, ko.html
     // and ja.html took 12–23% longer). Sparse steps of two blocks, one branch for 128
-    // bytes, which check both: so a window stays sparse up to four in sixteen
-    // checked (with steps of one block and the other kernels' thresholds, en.txt
-    // took 0.81 µs in cache, against 0.70; `AMD EPYC` Zen 4).
+    // bytes (with steps of one block, en.txt took 0.81 µs in cache, against 0.70;
+    // `AMD EPYC` Zen 4).
     const DENSE_AT: usize = 8;
-    const SPARSE_AT: usize = 2;
-    const SPARSE_STAY: usize = 4;
     const SPARSE_STEP: usize = 2;
 
     #[inline(always)]

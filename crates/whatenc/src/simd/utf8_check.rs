@@ -93,6 +93,12 @@ const CHUNK: usize = 64;
 /// 64 (4 KiB), so that a call that stops at an error early (each error of malformed
 /// input ends a call) has read little past it.
 const FIRST_WINDOW: usize = 4;
+/// The chunks of sixteen in a window, or fewer, not ASCII, that turn the loop
+/// sparse, and that keep it so. English text (three to nine chunks in a window of
+/// 64) stays sparse; with one and two, it went back and forth, AVX2 en.txt 0.72 →
+/// 0.79 µs in cache (`AMD EPYC` Zen 4).
+const SPARSE_AT: usize = 2;
+const SPARSE_STAY: usize = 3;
 
 /// Blocks per step of the validation fused with a copy, in one mode.
 pub(super) const COPY_STEP: usize = 4;
@@ -290,13 +296,9 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V
     const CHUNK: usize = CHUNK;
     const DENSE_STEP: usize = DENSE_N * V::LEN;
     // Dense only where (almost) every chunk is not ASCII: pages that mix markup and
-    // text gain most from the maps. Sparse up to eight chunks in 64, staying so up
-    // to twelve checked: English text (three to nine in a window) stays sparse; at
-    // one in sixteen it went back and forth, AVX2 en.txt 0.72 → 0.79 µs in cache
-    // (`AMD EPYC` Zen 4).
+    // text gain most from the maps (at twelve in sixteen, SSSE3 ru.html, ar.html and
+    // ja.html took 3–24% longer).
     const DENSE_AT: usize = 15;
-    const SPARSE_AT: usize = 2;
-    const SPARSE_STAY: usize = 3;
     const SPARSE_STEP: usize = 1;
 
     #[inline(always)]
@@ -581,12 +583,6 @@ pub(super) trait Windowed {
     const DENSE_STEP: usize;
     /// The chunks of sixteen in a window that, not ASCII, turn the loop dense.
     const DENSE_AT: usize;
-    /// The chunks of sixteen in a window, or fewer, that, not ASCII, turn the loop
-    /// sparse.
-    const SPARSE_AT: usize;
-    /// The chunks of sixteen in a sparse window, or fewer, checked, that keep the
-    /// loop sparse.
-    const SPARSE_STAY: usize;
     /// Chunks per step (and branch) of a sparse window.
     const SPARSE_STEP: usize;
     /// Whether the [`Self::CHUNK`] bytes at `pos` are all ASCII.
@@ -631,10 +627,10 @@ fn ends_inside(src: &[u8], pos: usize) -> bool {
 ///   and the errors are tested once a window. A chunk that ends inside a sequence
 ///   must be followed by one that is not ASCII, whose check covers the bytes before
 ///   it;
-/// - *sparse* (at most [`Windowed::SPARSE_AT`] chunks in sixteen not ASCII, as
+/// - *sparse* (at most [`SPARSE_AT`] chunks in sixteen not ASCII, as
 ///   English): a branch a chunk (or [`Windowed::SPARSE_STEP`] chunks) on whether to
 ///   check it, which costs less than a second pass where the branch is rarely taken;
-///   it stays sparse up to [`Windowed::SPARSE_STAY`] checked in sixteen;
+///   it stays sparse up to [`SPARSE_STAY`] in sixteen;
 /// - *dense* ([`Windowed::DENSE_AT`] chunks in sixteen or more not ASCII: text of
 ///   other scripts): steps checked in full unless ASCII ([`Windowed::dense_step`]),
 ///   one branch each, well predicted in such text, until `run` ASCII steps in a row
@@ -711,10 +707,10 @@ pub(super) unsafe fn windows<K: Windowed>(
                     return Ok((pos, *open));
                 }
                 // SAFETY: as above.
-                let checked = unsafe { sparse_window(kernel, src, pos, n, open) }?;
+                let other = unsafe { sparse_window(kernel, src, pos, n, open) }?;
                 pos += n * K::CHUNK;
                 chunks = (2 * chunks).min(64);
-                mode = mode.after::<K>(checked, n);
+                mode = mode.after::<K>(other, n);
             }
             Mode::Dense => {
                 // ASCII steps in a row.
@@ -752,14 +748,13 @@ enum Mode {
 }
 
 impl Mode {
-    /// The mode after a window of `n` chunks of which `checked` were not ASCII (in
-    /// a sparse window: were checked).
+    /// The mode after a window of `n` chunks of which `other` were not ASCII.
     #[inline(always)]
-    fn after<K: Windowed>(self, checked: usize, n: usize) -> Mode {
-        let sparse_at = if self == Mode::Sparse { K::SPARSE_STAY } else { K::SPARSE_AT };
-        if checked * 16 >= n * K::DENSE_AT {
+    fn after<K: Windowed>(self, other: usize, n: usize) -> Mode {
+        let sparse_at = if self == Mode::Sparse { SPARSE_STAY } else { SPARSE_AT };
+        if other * 16 >= n * K::DENSE_AT {
             Mode::Dense
-        } else if checked * 16 <= n * sparse_at {
+        } else if other * 16 <= n * sparse_at {
             Mode::Sparse
         } else {
             Mode::Map
@@ -767,9 +762,9 @@ impl Mode {
     }
 }
 
-/// Checks the window of `n` chunks at `pos` with a branch a chunk: those not ASCII,
-/// or after a sequence left `open` (updated); `Err(pos)` where one shows an error,
-/// otherwise how many were checked.
+/// Checks the window of `n` chunks at `pos` with a branch a chunk (or a step of
+/// chunks): those not ASCII, or after a sequence left `open` (updated); `Err(pos)`
+/// where one shows an error, otherwise how many were not ASCII.
 ///
 /// # Safety
 /// The window and the three bytes before it must be inside `src`, and the CPU must
@@ -783,7 +778,8 @@ unsafe fn sparse_window<K: Windowed>(
     open: &mut bool,
 ) -> Result<usize, usize> {
     let mut errors = kernel.no_errors_yet();
-    let mut checked = 0;
+    // The chunks not ASCII (not those checked for a sequence open before them).
+    let mut other = 0;
     let mut c = 0;
     if K::SPARSE_STEP == 2 {
         while c + 2 <= n {
@@ -794,8 +790,9 @@ unsafe fn sparse_window<K: Windowed>(
                 unsafe {
                     kernel.check_chunk(src, at, &mut errors);
                     *open = kernel.check_chunk(src, at + K::CHUNK, &mut errors);
+                    other += usize::from(!kernel.chunk_ascii(src, at))
+                        + usize::from(!kernel.chunk_ascii(src, at + K::CHUNK));
                 }
-                checked += 2;
             }
             c += 2;
         }
@@ -803,14 +800,15 @@ unsafe fn sparse_window<K: Windowed>(
     while c < n {
         let at = pos + c * K::CHUNK;
         // SAFETY: the caller's precondition.
-        if *open || unsafe { !kernel.chunk_ascii(src, at) } {
+        let ascii = unsafe { kernel.chunk_ascii(src, at) };
+        if *open || !ascii {
             // SAFETY: as above.
             *open = unsafe { kernel.check_chunk(src, at, &mut errors) };
-            checked += 1;
+            other += usize::from(!ascii);
         }
         c += 1;
     }
-    if kernel.no_errors(errors) { Ok(checked) } else { Err(pos) }
+    if kernel.no_errors(errors) { Ok(other) } else { Err(pos) }
 }
 
 /// The map of the window of `n` chunks at `pos` (`1 <= n <= 64`): bit `n - 1 - c`
@@ -1072,12 +1070,14 @@ pub(super) mod tests {
         }
     }
 
-    /// The maps of the windows (see `windows`): in ASCII text after a first block of
-    /// `first` bytes, one character (whole, cut, or a lone continuation byte) at every
+    /// The windows' edges (see `windows`): in text after a first block of `first`
+    /// bytes, one character (whole, cut, or a lone continuation byte) at every
     /// position around each window's start and some of the chunk boundaries inside
     /// (a sequence open at the end of a chunk before an ASCII one, at the end of a
     /// window before the next, or before the first); and inputs that end around each
-    /// of them, with the character in their last bytes.
+    /// of them, with the character in their last bytes. The text is ASCII (the
+    /// windows are sparse), and ASCII with an 'é' in the middle of every third chunk
+    /// (they take maps).
     pub(in super::super) fn window_edges(first: usize, same: fn(&[u8], bool)) {
         let mut starts = vec![];
         let (mut start, mut chunks) = (first, super::FIRST_WINDOW);
@@ -1090,10 +1090,15 @@ pub(super) mod tests {
         let edges: Vec<usize> =
             starts.iter().flat_map(|&s| [s, s + super::CHUNK, s + 3 * super::CHUNK, s + 31 * super::CHUNK]).collect();
         let seqs = [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80", b"\xF4\x90"];
-        for &edge in &edges {
+        let ascii = vec![b'x'; len];
+        let mut mixed = ascii.clone();
+        for chunk in (first + super::CHUNK..len - super::CHUNK).step_by(3 * super::CHUNK) {
+            mixed[chunk + 30..chunk + 32].copy_from_slice("é".as_bytes());
+        }
+        for (&edge, text) in edges.iter().flat_map(|edge| [(edge, &ascii), (edge, &mixed)]) {
             for at in edge - 5..edge + 5 {
                 for seq in seqs {
-                    let mut bytes = vec![b'x'; len];
+                    let mut bytes = text.clone();
                     bytes[at..at + seq.len()].copy_from_slice(seq);
                     same(&bytes, at % 4 == 0);
                     // The input ends at or just after the edge.
