@@ -20,7 +20,7 @@
 //! least against the check of chunks). The validation fused with a copy takes steps
 //! of four blocks, checked unless they are ASCII after three ASCII bytes.
 
-use super::utf8_check::{COPY_STEP, Checks, DENSE, TWO_CONTINUATIONS, Windowed, table, windows};
+use super::utf8_check::{COPY_STEP, Checks, DENSE, TWO_CONTINUATIONS, Windowed, ends_inside, table, windows};
 use core::arch::x86_64::{
     __m512i, _mm512_loadu_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
     _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_subs_epu8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask,
@@ -315,8 +315,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         }
     } else if !ascii_before {
         // Ends on a block boundary: the last sequence must be whole.
-        let end = &src[len - 3..];
-        if end[2] >= 0xC0 || end[1] >= 0xE0 || end[0] >= 0xF0 {
+        if ends_inside(src, len) {
             return Err(len);
         }
     }

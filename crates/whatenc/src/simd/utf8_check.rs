@@ -609,7 +609,7 @@ pub(super) trait Windowed {
 
 /// Whether the valid UTF-8 before `pos` (`pos >= 3`) ends inside a sequence.
 #[inline(always)]
-fn ends_inside(src: &[u8], pos: usize) -> bool {
+pub(super) fn ends_inside(src: &[u8], pos: usize) -> bool {
     src[pos - 3] >= 0xF0 || src[pos - 2] >= 0xE0 || src[pos - 1] >= 0xC0
 }
 
