@@ -308,6 +308,28 @@ fn structured_bytes(encoding: &'static Encoding, rng: &mut Rng) -> Vec<Vec<u8>> 
                 }
                 out.push(bytes);
             }
+            // Text of errors (a legacy encoding taken for UTF-8): errors and cut
+            // sequences between valid stretches of every length up to 140 bytes, so
+            // that a stretch ends before, at and after the decoder's scalar look at
+            // the first 64 bytes after an error, with the error whole or cut there.
+            let pieces = ["a", "é", "€", "😀"];
+            let errors: [&[u8]; 6] = [b"\xFF", b"\x80", b"\xE9", b"\xE2\x82", b"\xF0\x9F\x98", b"\xED\xA0\x80"];
+            for stretch in 0..140 {
+                let piece = pieces[stretch % pieces.len()];
+                let mut bytes = Vec::new();
+                for _ in 0..3 {
+                    bytes.extend_from_slice(errors[rng.below(errors.len())]);
+                    let mut valid = String::new();
+                    while valid.len() + piece.len() <= stretch {
+                        valid.push_str(if rng.chance(80) { "x" } else { piece });
+                    }
+                    bytes.extend_from_slice(valid.as_bytes());
+                }
+                if rng.chance(50) {
+                    bytes.extend_from_slice(errors[rng.below(errors.len())]);
+                }
+                out.push(bytes);
+            }
         }
         "UTF-16LE" | "UTF-16BE" => {
             let big = encoding.name() == "UTF-16BE";

@@ -84,19 +84,12 @@ pub(crate) trait Sink {
             _ => 0,
         }
     }
-    /// Writes valid text. The caller has checked that `room() >= s.len()`, which
-    /// suffices for both forms (a UTF-8 byte never becomes more than one UTF-16 unit).
-    fn copy_str(&mut self, s: &str);
-    /// Decodes the longest prefix of `src` that is whole, valid UTF-8, when this sink
-    /// does that faster than [`crate::simd::validate_utf8`] followed by
-    /// [`Sink::copy_str`] (to UTF-16: [`crate::simd::utf8_prefix_to_utf16`]); returns
-    /// the bytes read, or `None` (nothing written) when it does not. The caller has
-    /// checked that `room() >= src.len()`.
-    #[inline(always)]
-    fn copy_utf8_prefix(&mut self, src: &[u8]) -> Option<usize> {
-        let _ = src;
-        None
-    }
+    /// Decodes the longest prefix of `src` that is whole, valid UTF-8 (to UTF-8:
+    /// [`crate::simd::copy_valid_utf8_prefix`]; to UTF-16:
+    /// [`crate::simd::utf8_prefix_to_utf16`]; each in one pass, after a scalar look at
+    /// the first bytes); returns the bytes read. The caller has checked that
+    /// `room() >= src.len()` (a UTF-8 byte never becomes more than one UTF-16 unit).
+    fn copy_utf8_prefix(&mut self, src: &[u8]) -> usize;
     /// Decodes whole sequences of a lead-byte encoding in a batch, with one room
     /// check: at each position, an ASCII byte that is not followed by another is
     /// written as it is, and any other byte starts a sequence that `sequence` turns
@@ -221,8 +214,20 @@ impl Sink for Utf8Sink<'_> {
         n
     }
     #[inline(always)]
-    fn copy_str(&mut self, s: &str) {
-        self.copy_utf8(s.as_bytes());
+    fn copy_utf8_prefix(&mut self, src: &[u8]) -> usize {
+        use crate::simd::scalar::{SHORT_UTF8, short_utf8_valid_up_to};
+        // An error in the first bytes (text of errors, as a legacy encoding taken for
+        // UTF-8) is found without the vector kernels' set-up: an error before the
+        // last three bytes of the head is one whatever follows it.
+        let head = &src[..src.len().min(SHORT_UTF8)];
+        let valid = short_utf8_valid_up_to(head);
+        if valid + 3 < head.len() || head.len() == src.len() {
+            self.copy_utf8(&src[..valid]);
+            return valid;
+        }
+        let valid = crate::simd::copy_valid_utf8_prefix(src, &mut self.buf[self.pos..]);
+        self.pos += valid;
+        valid
     }
     #[inline(always)]
     fn decode_single_byte_bulk(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize {
@@ -329,14 +334,19 @@ impl Sink for Utf16Sink<'_> {
         n
     }
     #[inline(always)]
-    fn copy_str(&mut self, s: &str) {
-        self.pos += crate::simd::utf8_to_utf16(s, &mut self.buf[self.pos..]);
-    }
-    #[inline(always)]
-    fn copy_utf8_prefix(&mut self, src: &[u8]) -> Option<usize> {
-        let (read, written) = crate::simd::utf8_prefix_to_utf16(src, &mut self.buf[self.pos..]);
+    fn copy_utf8_prefix(&mut self, src: &[u8]) -> usize {
+        // An error in the first bytes (text of errors, as a legacy encoding taken for
+        // UTF-8) is found by the scalar pass alone, without the tier's set-up: an
+        // error before the last three bytes of the head is one whatever follows it.
+        let head = &src[..src.len().min(crate::simd::scalar::SHORT_UTF8)];
+        let (mut read, written) = crate::simd::scalar::utf8_prefix_to_utf16(head, &mut self.buf[self.pos..]);
         self.pos += written;
-        Some(read)
+        if read + 3 >= head.len() && head.len() < src.len() {
+            let (more, written) = crate::simd::utf8_prefix_to_utf16(&src[read..], &mut self.buf[self.pos..]);
+            self.pos += written;
+            read += more;
+        }
+        read
     }
     #[inline(always)]
     fn decode_single_byte_bulk(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize {

@@ -1,10 +1,11 @@
 //! UTF-8 (`encoding.bs` § "UTF-8"): the decoder with the standard's byte ranges and
 //! one U+FFFD per maximal subpart, and the encoder.
 //!
-//! Whole runs are validated in bulk by simdutf8 (through [`crate::simd`]); where a
-//! run has an error, `core`'s `utf8_chunks` splits it into the valid prefix and the
-//! maximal subpart, which is exactly the standard's behaviour. The byte-at-a-time state machine from the standard only runs
-//! for a sequence that a call boundary cut in two.
+//! The valid prefix of the input is decoded in bulk (through [`crate::simd`]); the
+//! maximal subpart after it, an error, is measured with the standard's handler
+//! ([`maximal_subpart`]), which is exactly the standard's behaviour. The
+//! byte-at-a-time state machine from the standard only runs for a sequence that a
+//! call boundary cut in two.
 
 use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
 
@@ -151,42 +152,33 @@ impl DecodeHandler for Utf8Decoder {
             // window as long as the room always fits.
             let window_len = rest.len().min(dst.room());
             let window = &rest[..window_len];
-            if let Some(read) = dst.copy_utf8_prefix(window) {
-                // A short window, in one pass, up to its end or to an error (which
-                // the next turn takes, with no valid bytes before it).
+            // An error often follows an error (text of errors, as a legacy encoding
+            // taken for UTF-8): one at the start of the window is taken at once;
+            // otherwise the valid prefix, in one pass (the common case: all of the
+            // window), then the error after it.
+            let mut read = 0;
+            let mut subpart = maximal_subpart(window);
+            if subpart == 0 {
+                read = dst.copy_utf8_prefix(window);
                 pos += read;
-                if read > 0 {
+                if read == window_len {
                     continue;
                 }
-            } else if let Some(text) = crate::simd::validate_utf8(window) {
-                // The common case: the whole window is valid.
-                dst.copy_str(text);
-                pos += window_len;
-                continue;
+                subpart = maximal_subpart(&window[read..]);
             }
-            let Some(chunk) = window.utf8_chunks().next() else {
-                return (Status::InputEmpty, pos);
-            };
-            let valid = chunk.valid();
-            dst.copy_str(valid);
-            pos += valid.len();
-            let invalid = chunk.invalid();
-            if invalid.is_empty() {
-                continue;
-            }
+            let bad = &window[read..];
             if dst.room() < S::STEP {
                 // The error (or the sequence the state machine keeps) is a new step.
                 return (Status::OutputFull, pos);
             }
-            if valid.len() + invalid.len() < window_len {
+            if subpart != 0 && subpart < bad.len() {
                 // A maximal subpart with more input after it: one error.
-                pos += invalid.len();
-                return (Status::Error { len: invalid.len() as u8, restored: 0 }, pos);
+                pos += subpart;
+                return (Status::Error { len: subpart as u8, restored: 0 }, pos);
             }
-            if window_len < rest.len() && !valid.is_empty() {
-                // The window, cut by the room, may have cut a sequence: stop here, after
-                // the progress made.
-                return (Status::OutputFull, pos);
+            if read > 0 {
+                // A sequence cut by the end of the window: the next turn starts at it.
+                continue;
             }
             // The input ends in a maximal subpart or a truncated sequence, or the room
             // cut the window inside the first sequence: the state machine, one byte at a
@@ -197,6 +189,23 @@ impl DecodeHandler for Utf8Decoder {
             }
         }
     }
+}
+
+/// The length of the maximal subpart that starts `bytes`, by the standard's handler
+/// from its initial state: the bytes it takes before it returns an error; 0 when
+/// they start with a whole, valid sequence, and `bytes.len()` when they end first
+/// (a truncated sequence, which the state machine keeps).
+#[inline]
+fn maximal_subpart(bytes: &[u8]) -> usize {
+    let mut decoder = Utf8Decoder::new();
+    for (i, &byte) in bytes.iter().enumerate() {
+        match decoder.step(byte) {
+            Step::Continue => {}
+            Step::Error { consumed, .. } => return i + usize::from(consumed),
+            Step::CodePoint(_) => return 0,
+        }
+    }
+    bytes.len()
 }
 
 impl Utf8Decoder {

@@ -333,6 +333,28 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
     valid.len()
 }
 
+/// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`;
+/// returns its length. With the kernels of [`with_checks`], one pass validates and
+/// copies (as for [`push_valid_utf8_prefix`]); otherwise [`valid_utf8_prefix`], then
+/// a copy.
+#[inline]
+pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [u8]) -> usize {
+    let src = &src[..src.len().min(dst.len())];
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+    {
+        // SAFETY: `[u8]` and `[MaybeUninit<u8>]` have the same layout, and the kernel
+        // writes only bytes of `src` (initialized) through the view.
+        let out = unsafe { &mut *(core::ptr::from_mut(dst) as *mut [core::mem::MaybeUninit<u8>]) };
+        // SAFETY: the CPU has the kernels' instructions (`with_checks`).
+        if let Some(valid) = with_checks(|checks| unsafe { checks.copy_valid_prefix(src, out) }) {
+            return valid;
+        }
+    }
+    let valid = valid_utf8_prefix(src);
+    dst[..valid.len()].copy_from_slice(valid.as_bytes());
+    valid.len()
+}
+
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
 /// Returns the units written. The AVX2 kernel, else the SSSE3 one, where the cap
 /// and the CPU allow them.
