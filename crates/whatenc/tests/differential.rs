@@ -347,6 +347,22 @@ fn structured_bytes(encoding: &'static Encoding, rng: &mut Rng) -> Vec<Vec<u8>> 
                 }
                 out.push(bytes);
             }
+            // Text of errors (bytes taken for UTF-16): lone surrogates between runs of
+            // every length up to 140 units, around the 64 units that the decoder into
+            // UTF-8 takes one at a time before its vector loops.
+            for run in 0..140 {
+                let mut units = Vec::new();
+                for _ in 0..3 {
+                    units.push(*rng.pick(&[0xD800u16, 0xDBFF, 0xDC00, 0xDFFF]));
+                    units.extend((0..run).map(|_| *rng.pick(&[0x41u16, 0xE9, 0x4E2D, 0xFFFD])));
+                }
+                let mut bytes: Vec<u8> =
+                    units.iter().flat_map(|&u| if big { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
+                if rng.chance(30) {
+                    bytes.push(rng.byte());
+                }
+                out.push(bytes);
+            }
         }
         "ISO-2022-JP" => {
             let escapes: [&[u8]; 10] = [

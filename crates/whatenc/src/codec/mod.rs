@@ -147,6 +147,10 @@ static THREE_BYTE_HEADS: [u16; 1024] = {
     heads
 };
 
+/// The code units of UTF-16 input that [`Utf8Sink::copy_utf16_bmp`] takes one at a
+/// time before its vector loops.
+const HEAD_UNITS: usize = 64;
+
 /// A UTF-8 sink over a byte buffer. Only whole scalar values are written.
 pub(crate) struct Utf8Sink<'a> {
     buf: &'a mut [u8],
@@ -277,14 +281,33 @@ impl Sink for Utf8Sink<'_> {
     }
     #[inline]
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
-        let out = &mut self.buf[self.pos..];
-        let (read, written) = if big_endian {
-            crate::simd::bmp_to_utf8(crate::simd::ByteUnits::<true>(src), out, Self::STEP)
+        // The first units one at a time: a surrogate among them (text of errors, as
+        // bytes taken for UTF-16, where one comes every 32 units or so) ends the run
+        // without the set-up of the vector loops, which look at hundreds of units
+        // ahead to choose their kernels.
+        let whole = (src.len() / 2).min(HEAD_UNITS);
+        let head = whole.min(self.room().saturating_sub(Self::STEP) / 3);
+        for (i, pair) in src[..2 * head].chunks_exact(2).enumerate() {
+            let pair = [pair[0], pair[1]];
+            let unit = if big_endian { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) };
+            if (0xD800..=0xDFFF).contains(&unit) {
+                return 2 * i;
+            }
+            self.push_bmp(unit);
+        }
+        let read = 2 * head;
+        if head < HEAD_UNITS {
+            // The end of the input, or of the room.
+            return read;
+        }
+        let (rest, out) = (&src[read..], &mut self.buf[self.pos..]);
+        let (units, written) = if big_endian {
+            crate::simd::bmp_to_utf8(crate::simd::ByteUnits::<true>(rest), out, Self::STEP)
         } else {
-            crate::simd::bmp_to_utf8(crate::simd::ByteUnits::<false>(src), out, Self::STEP)
+            crate::simd::bmp_to_utf8(crate::simd::ByteUnits::<false>(rest), out, Self::STEP)
         };
         self.pos += written;
-        2 * read
+        read + 2 * units
     }
 }
 
