@@ -128,6 +128,15 @@ pub enum Op {
     /// Short pieces of a UTF-8 document to a `String`, a new decoder each: see
     /// [`short_windows`].
     DecodeShortToString,
+    /// A legacy document's bytes taken for UTF-8 (a page served with the wrong
+    /// label), to a `String`: text of errors, one at each byte or pair that is not
+    /// valid UTF-8.
+    DecodeMislabeledUtf8ToString,
+    /// The same, to UTF-16.
+    DecodeMislabeledUtf8ToUtf16,
+    /// A UTF-8 document's bytes taken for UTF-16LE, to a `String`: lone surrogates
+    /// among the units.
+    DecodeMislabeledUtf16ToString,
 }
 
 impl Op {
@@ -141,11 +150,14 @@ impl Op {
             Op::ValidateUtf8 => "validate UTF-8",
             Op::DecodeShortToUtf16 => "decode short to UTF-16",
             Op::DecodeShortToString => "decode short to String",
+            Op::DecodeMislabeledUtf8ToString => "decode as UTF-8 mislabeled to String",
+            Op::DecodeMislabeledUtf8ToUtf16 => "decode as UTF-8 mislabeled to UTF-16",
+            Op::DecodeMislabeledUtf16ToString => "decode as UTF-16LE mislabeled to String",
         }
     }
 
     /// Every operation, in the order of the report.
-    pub const ALL: [Op; 7] = [
+    pub const ALL: [Op; 10] = [
         Op::DecodeToString,
         Op::DecodeToUtf16,
         Op::EncodeFromStr,
@@ -153,6 +165,9 @@ impl Op {
         Op::ValidateUtf8,
         Op::DecodeShortToUtf16,
         Op::DecodeShortToString,
+        Op::DecodeMislabeledUtf8ToString,
+        Op::DecodeMislabeledUtf8ToUtf16,
+        Op::DecodeMislabeledUtf16ToString,
     ];
 
     /// The inverse of [`Op::name`].

@@ -349,6 +349,60 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         }
         measure(Op::ValidateUtf8, bytes_len, candidates);
     }
+
+    // Bytes taken for another encoding than theirs, as a page served with the wrong
+    // label: a legacy document as UTF-8, a UTF-8 one as UTF-16LE. The decoders then
+    // meet an error every few bytes (or units), each a turn of their loops.
+    let mislabeled = |op: Op, taken_for: &'static whatenc::Encoding| {
+        let peer = encoding_rs::Encoding::for_label(taken_for.name().as_bytes()).expect("known to encoding_rs");
+        let candidates: Vec<Candidate<'_>> = match op {
+            Op::DecodeMislabeledUtf8ToUtf16 => vec![
+                Candidate::new(WHATENC, move || {
+                    taken_for
+                        .new_decoder()
+                        .decode_to_utf16(&rotation.next().bytes, &mut utf16.borrow_mut(), true)
+                        .written
+                }),
+                Candidate::new(ENCODING_RS, move || {
+                    peer.new_decoder_without_bom_handling()
+                        .decode_to_utf16(&rotation.next().bytes, &mut utf16.borrow_mut(), true)
+                        .2
+                }),
+            ],
+            _ => vec![
+                Candidate::new(WHATENC, move || {
+                    let mut string = string.borrow_mut();
+                    string.clear();
+                    let _ = taken_for.new_decoder().decode_to_string(&rotation.next().bytes, &mut string, true);
+                    string.len()
+                }),
+                Candidate::new(ENCODING_RS, move || {
+                    let mut string = string.borrow_mut();
+                    string.clear();
+                    let _ = peer.new_decoder_without_bom_handling().decode_to_string(
+                        &rotation.next().bytes,
+                        &mut string,
+                        true,
+                    );
+                    string.len()
+                }),
+            ],
+        };
+        (op, candidates)
+    };
+    let cases = if document.is_legacy() {
+        vec![
+            mislabeled(Op::DecodeMislabeledUtf8ToString, whatenc::UTF_8),
+            mislabeled(Op::DecodeMislabeledUtf8ToUtf16, whatenc::UTF_8),
+        ]
+    } else if encoding.name() == "UTF-8" {
+        vec![mislabeled(Op::DecodeMislabeledUtf16ToString, whatenc::UTF_16LE)]
+    } else {
+        vec![]
+    };
+    for (op, candidates) in cases {
+        measure(op, bytes_len, candidates);
+    }
 }
 
 /// The version of the package `name` in the workspace's Cargo.lock (the benchmark
@@ -401,6 +455,13 @@ fn report(settings: &Settings, results: &Results) -> String {
         } else {
             "repeated: each call takes the same document"
         }
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "- The \"mislabeled\" operations decode a legacy document's bytes as UTF-8, and a UTF-8 \
+         document's as UTF-16LE, as for a page served with the wrong label: text with an error \
+         every few bytes or units."
     )
     .unwrap();
     writeln!(
