@@ -223,15 +223,17 @@ impl Sink for Utf8Sink<'_> {
         // An error in the first bytes (text of errors, as a legacy encoding taken for
         // UTF-8) is found without the vector kernels' set-up: an error before the
         // last three bytes of the head is one whatever follows it.
+        // Past the head, the one-pass kernel goes on from where the look stopped (a
+        // character boundary), not from the start again.
         let head = &src[..src.len().min(SHORT_UTF8)];
         let valid = short_utf8_valid_up_to(head);
+        self.copy_utf8(&src[..valid]);
         if valid + 3 < head.len() || head.len() == src.len() {
-            self.copy_utf8(&src[..valid]);
             return valid;
         }
-        let valid = crate::simd::copy_valid_utf8_prefix(src, &mut self.buf[self.pos..]);
-        self.pos += valid;
-        valid
+        let more = crate::simd::copy_valid_utf8_prefix(&src[valid..], &mut self.buf[self.pos..]);
+        self.pos += more;
+        valid + more
     }
     #[inline(always)]
     fn decode_single_byte_bulk(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize {
