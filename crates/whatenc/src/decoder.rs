@@ -3,7 +3,7 @@
 use alloc::string::String;
 use core::fmt;
 
-use crate::codec::{DecoderCodec, Sink, Status, Utf8Sink, Utf16Sink};
+use crate::codec::{DecoderCodec, Replaced, Sink, Status, Utf8Sink, Utf16Sink};
 use crate::encoding::Encoding;
 
 /// A decoder's error mode: what an error in the input becomes.
@@ -386,6 +386,33 @@ impl Decoder {
                 // end of the stream.
                 return DecodeProgress { result: DecoderResult::InputEmpty, read, written };
             }
+            if self.options.mode == ErrorMode::Replacement {
+                // An error with more input after it is a U+FFFD pushed here, and the
+                // valid text after it goes on into the string the same way: no
+                // zero-filled pieces, no turn through the handler per error.
+                loop {
+                    let bad = &src[read..];
+                    let subpart = crate::codec::utf8::maximal_subpart(bad);
+                    // 0: the room ended the copy before a valid sequence; the length
+                    // of the rest: a sequence the end of the input cuts. Both are the
+                    // handler's, below, as is an error without room for its U+FFFD.
+                    if subpart == 0 || subpart == bad.len() || dst.capacity() - dst.len() < 3 {
+                        break;
+                    }
+                    dst.push('\u{FFFD}');
+                    self.first_error.get_or_insert(DecodeError { offset: self.fed, len: subpart as u8 });
+                    read += subpart;
+                    written += 3;
+                    self.fed += subpart as u64;
+                    let valid = crate::simd::push_valid_utf8_prefix_after_error(dst, &src[read..]);
+                    read += valid;
+                    written += valid;
+                    self.fed += valid as u64;
+                    if read == src.len() {
+                        return DecodeProgress { result: DecoderResult::InputEmpty, read, written };
+                    }
+                }
+            }
         }
         // The spare capacity is zero-filled before decoding into it, so it is filled
         // a piece at a time, each sized for what the rest of the input will likely
@@ -546,7 +573,18 @@ impl Decoder {
                 let written_before = written;
                 let (status, consumed) = {
                     let mut sink = U::sink(&mut dst[written..]);
-                    let run = self.codec.decode(input, &mut sink, input_last);
+                    let run = if self.options.mode == ErrorMode::Replacement {
+                        let mut replaced = None;
+                        let run = self.codec.decode_replacing(input, &mut sink, input_last, &mut replaced);
+                        if let Some(Replaced { end, len, restored }) = replaced {
+                            // `fed` does not count this run's input yet.
+                            let offset = (self.fed + end as u64).saturating_sub(u64::from(restored) + u64::from(len));
+                            self.first_error.get_or_insert(DecodeError { offset, len });
+                        }
+                        run
+                    } else {
+                        self.codec.decode(input, &mut sink, input_last)
+                    };
                     written += sink.written();
                     run
                 };

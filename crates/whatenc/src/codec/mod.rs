@@ -462,11 +462,31 @@ pub(crate) fn decode_single_bytes<S: Sink>(
     }
 }
 
+/// An error that a handler replaced itself, in "replacement" mode: `len` and
+/// `restored` as in [`Status::Error`], and `end`, the bytes of the handler's input
+/// consumed when it returned error (so the sequence starts `restored + len` bytes
+/// before that point of the stream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Replaced {
+    pub(crate) end: usize,
+    pub(crate) len: u8,
+    pub(crate) restored: u8,
+}
+
 /// A run of a decoder handler over one slice.
 pub(crate) trait DecodeHandler: Clone {
     /// Runs the handler over `src` into `dst`; returns the status and the number of
     /// bytes of `src` consumed. See the module docs for the contract.
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize);
+    /// As [`DecodeHandler::decode`], in "replacement" mode: a handler may write the
+    /// U+FFFD of an error itself (in the room it checked for the step) and go on,
+    /// instead of returning [`Status::Error`]; the first error it replaces goes into
+    /// `first` when that is `None`. Errors it returns are the caller's to replace.
+    #[inline(always)]
+    fn decode_replacing<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
+        let _ = first;
+        self.decode(src, dst, last)
+    }
 }
 
 /// Input of an encoder: scalar values from `&str` or from UTF-16 (a lone surrogate
@@ -906,6 +926,24 @@ impl DecoderCodec {
             DecoderCodec::Gb18030(d) => d.take_restored(),
             DecoderCodec::Utf16(d) => d.take_restored(),
             _ => ([0; 3], 0),
+        }
+    }
+
+    /// [`DecodeHandler::decode_replacing`], dispatched as [`DecoderCodec::decode`].
+    #[inline]
+    pub(crate) fn decode_replacing<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
+        match self {
+            DecoderCodec::Utf8(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::Utf16(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::SingleByte(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::XUserDefined(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::Replacement(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::Gb18030(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::Big5(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::EucJp(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::Iso2022Jp(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::ShiftJis(d) => d.decode_replacing(src, dst, last, first),
+            DecoderCodec::EucKr(d) => d.decode_replacing(src, dst, last, first),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The shared UTF-16 decoder (`encoding.bs` § "shared UTF-16 decoder"), for
 //! UTF-16BE and UTF-16LE. Neither has an encoder.
 
-use super::{DecodeHandler, Sink, Status};
+use super::{DecodeHandler, Replaced, Sink, Status};
 
 /// The shared UTF-16 decoder.
 ///
@@ -75,6 +75,21 @@ impl Utf16Decoder {
 impl DecodeHandler for Utf16Decoder {
     #[inline]
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
+        self.run::<S, false>(src, dst, last, &mut None)
+    }
+
+    #[inline]
+    fn decode_replacing<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
+        self.run::<S, true>(src, dst, last, first)
+    }
+}
+
+impl Utf16Decoder {
+    /// The body of `decode` and (`REPLACE`) of `decode_replacing`, which writes the
+    /// U+FFFD of an error in the bulk loop in place; the restored unit after a
+    /// leading surrogate is then handled at once.
+    #[inline(always)]
+    fn run<S: Sink, const REPLACE: bool>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
         if let Some(unit) = self.pending_unit {
             if dst.room() < S::STEP {
                 return (Status::OutputFull, 0);
@@ -116,7 +131,27 @@ impl DecodeHandler for Utf16Decoder {
             let unit = self.unit(rest[0], rest[1]);
             pos += 2;
             if let Some(error) = self.handle_unit(unit, dst) {
-                return (error, pos);
+                if !REPLACE {
+                    return (error, pos);
+                }
+                let Status::Error { len, restored } = error else { return (error, pos) };
+                // The room was checked for this step.
+                first.get_or_insert(Replaced { end: pos, len, restored });
+                dst.push_char('\u{FFFD}');
+                if let Some(restored_unit) = self.pending_unit {
+                    // Not a trailing surrogate (it would have paired): a leading one
+                    // starts a pair; another unit is written, in the room of a step
+                    // of its own (else the next call starts with it).
+                    if (0xD800..=0xDBFF).contains(&restored_unit) {
+                        self.pending_unit = None;
+                        self.leading_surrogate = Some(restored_unit);
+                    } else if dst.room() >= S::STEP {
+                        self.pending_unit = None;
+                        dst.push_bmp(restored_unit);
+                    } else {
+                        return (Status::OutputFull, pos);
+                    }
+                }
             }
         }
     }

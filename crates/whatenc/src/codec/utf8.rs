@@ -7,7 +7,7 @@
 //! byte-at-a-time state machine from the standard only runs for a sequence that a
 //! call boundary cut in two.
 
-use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Sink, Source, Status};
+use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Replaced, Sink, Source, Status};
 
 /// The UTF-8 decoder, with the standard's state.
 #[derive(Debug, Clone)]
@@ -136,6 +136,20 @@ impl Utf8Decoder {
 impl DecodeHandler for Utf8Decoder {
     #[inline]
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
+        self.run::<S, false>(src, dst, last, &mut None)
+    }
+
+    #[inline]
+    fn decode_replacing<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
+        self.run::<S, true>(src, dst, last, first)
+    }
+}
+
+impl Utf8Decoder {
+    /// The body of `decode` and (`REPLACE`) of `decode_replacing`, which writes the
+    /// U+FFFD of a maximal subpart with more input after it in place.
+    #[inline(always)]
+    fn run<S: Sink, const REPLACE: bool>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
         let mut pos = 0;
         if let Some(status) = self.finish_pending(src, &mut pos, dst, last) {
             return (status, pos);
@@ -174,6 +188,12 @@ impl DecodeHandler for Utf8Decoder {
             if subpart != 0 && subpart < bad.len() {
                 // A maximal subpart with more input after it: one error.
                 pos += subpart;
+                if REPLACE {
+                    // The room was checked for this step.
+                    first.get_or_insert(Replaced { end: pos, len: subpart as u8, restored: 0 });
+                    dst.push_char('\u{FFFD}');
+                    continue;
+                }
                 return (Status::Error { len: subpart as u8, restored: 0 }, pos);
             }
             if read > 0 {
@@ -196,7 +216,7 @@ impl DecodeHandler for Utf8Decoder {
 /// they start with a whole, valid sequence, and `bytes.len()` when they end first
 /// (a truncated sequence, which the state machine keeps).
 #[inline]
-fn maximal_subpart(bytes: &[u8]) -> usize {
+pub(crate) fn maximal_subpart(bytes: &[u8]) -> usize {
     let mut decoder = Utf8Decoder::new();
     for (i, &byte) in bytes.iter().enumerate() {
         match decoder.step(byte) {
