@@ -482,10 +482,20 @@ pub(crate) trait DecodeHandler: Clone {
     /// U+FFFD of an error itself (in the room it checked for the step) and go on,
     /// instead of returning [`Status::Error`]; the first error it replaces goes into
     /// `first` when that is `None`. Errors it returns are the caller's to replace.
+    ///
+    /// By default, `decode` again after each error, here rather than through the
+    /// caller's loop (UTF-8 and UTF-16 replace inside their own loops).
     #[inline(always)]
     fn decode_replacing<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
-        let _ = first;
-        self.decode(src, dst, last)
+        let mut pos = 0;
+        loop {
+            let (status, consumed) = self.decode(&src[pos..], dst, last);
+            pos += consumed;
+            let Status::Error { len, restored } = status else { return (status, pos) };
+            // The handler checked the room before the step that was an error.
+            first.get_or_insert(Replaced { end: pos, len, restored });
+            dst.push_char('\u{FFFD}');
+        }
     }
 }
 
