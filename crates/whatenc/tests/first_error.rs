@@ -9,7 +9,9 @@
 mod common;
 
 use common::*;
-use whatenc::{BomHandling, DecodeError, Decoder, DecoderOptions, DecoderResult, EncoderErrorMode, Encoding, ErrorMode};
+use whatenc::{
+    BomHandling, DecodeError, Decoder, DecoderOptions, DecoderResult, EncoderErrorMode, Encoding, ErrorMode,
+};
 
 const FATAL: DecoderOptions = DecoderOptions { mode: ErrorMode::Fatal, bom: BomHandling::None };
 const REPLACEMENT: DecoderOptions = DecoderOptions { mode: ErrorMode::Replacement, bom: BomHandling::None };
@@ -46,7 +48,12 @@ fn input(rng: &mut Rng, encoding: &'static Encoding, len: usize, stretch: usize)
 
 /// The first error of a "replacement" run over `chunks` into `form` (`None`: a
 /// `String`), with output buffers of size `buf`.
-fn replacement_first_error(encoding: &'static Encoding, chunks: &[&[u8]], form: Option<Form>, buf: Buf) -> Option<DecodeError> {
+fn replacement_first_error(
+    encoding: &'static Encoding,
+    chunks: &[&[u8]],
+    form: Option<Form>,
+    buf: Buf,
+) -> Option<DecodeError> {
     let mut decoder = encoding.new_decoder_with(REPLACEMENT);
     for (i, chunk) in chunks.iter().enumerate() {
         let last = i + 1 == chunks.len();
@@ -84,14 +91,24 @@ fn to_string(decoder: &mut Decoder, chunk: &[u8], last: bool, buf: Buf) {
 
 fn check(encoding: &'static Encoding, bytes: &[u8], cut_every: usize) -> Result<(), String> {
     let expected = decode_whole(encoding, FATAL, bytes).errors.first().map(|&(_, error)| error);
-    let forms = [(None, Buf::Max), (None, Buf::Fixed(7)), (Some(Form::Utf8), Buf::Max), (Some(Form::Utf16), Buf::Max), (Some(Form::Utf8), Buf::Fixed(5)), (Some(Form::Utf16), Buf::Fixed(3))];
+    let forms = [
+        (None, Buf::Max),
+        (None, Buf::Fixed(7)),
+        (Some(Form::Utf8), Buf::Max),
+        (Some(Form::Utf16), Buf::Max),
+        (Some(Form::Utf8), Buf::Fixed(5)),
+        (Some(Form::Utf16), Buf::Fixed(3)),
+    ];
     for cut in (0..=bytes.len()).step_by(cut_every) {
         let chunks: [&[u8]; 2] = [&bytes[..cut], &bytes[cut..]];
         for &(form, buf) in &forms {
             let got = replacement_first_error(encoding, &chunks, form, buf);
             if got != expected {
                 let shown = &bytes[..bytes.len().min(96)];
-                return Err(format!("{form:?} {buf:?}, cut at {cut}: {got:?}, fatal mode {expected:?}, input of {} bytes {shown:02X?}", bytes.len()));
+                return Err(format!(
+                    "{form:?} {buf:?}, cut at {cut}: {got:?}, fatal mode {expected:?}, input of {} bytes {shown:02X?}",
+                    bytes.len()
+                ));
             }
         }
     }

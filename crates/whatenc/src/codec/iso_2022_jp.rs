@@ -2,7 +2,8 @@
 
 use super::euc_jp::{jis0208_code_point, jis0208_pointer};
 use super::{
-    ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Input, Sink, Source, Status, decode_utf8_at,
+    ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Input, Replaced, Sink, Source, Status,
+    decode_utf8_at,
 };
 use crate::tables::jis0208::ISO_2022_JP_KATAKANA;
 
@@ -205,6 +206,36 @@ impl Iso2022JpDecoder {
 
 impl DecodeHandler for Iso2022JpDecoder {
     fn decode<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool) -> (Status, usize) {
+        self.run::<S, false>(src, dst, last, &mut None)
+    }
+
+    fn decode_replacing<S: Sink>(
+        &mut self,
+        src: &[u8],
+        dst: &mut S,
+        last: bool,
+        first: &mut Option<Replaced>,
+    ) -> (Status, usize) {
+        // An error that restores a byte (held in `pending`) ends the run; the next
+        // one starts with it.
+        super::replace_each_error(self, src, dst, last, first, |decoder, src, dst, last, first| {
+            decoder.run::<S, true>(src, dst, last, first)
+        })
+    }
+}
+
+impl Iso2022JpDecoder {
+    /// The body of `decode` and (`REPLACE`) of `decode_replacing`, which writes the
+    /// U+FFFD of an error that restores nothing in place (bytes taken for
+    /// ISO-2022-JP: each byte above 0x7F is one) and goes on.
+    #[inline(always)]
+    fn run<S: Sink, const REPLACE: bool>(
+        &mut self,
+        src: &[u8],
+        dst: &mut S,
+        last: bool,
+        first: &mut Option<Replaced>,
+    ) -> (Status, usize) {
         if let Some(byte) = self.pending {
             if dst.room() < S::STEP {
                 return (Status::OutputFull, 0);
@@ -271,6 +302,13 @@ impl DecodeHandler for Iso2022JpDecoder {
                 }
                 Err(Malformed { len, restore }) => {
                     let consumed = usize::from(byte.is_some() && restore == Restore::Nothing);
+                    if REPLACE && consumed == 1 {
+                        // The room was checked for this step.
+                        pos += 1;
+                        first.get_or_insert(Replaced { end: pos, len, restored: 0 });
+                        dst.push_char('\u{FFFD}');
+                        continue;
+                    }
                     let restored = u8::from(restore == Restore::LeadAndByte);
                     return (Status::Error { len, restored }, pos + consumed);
                 }

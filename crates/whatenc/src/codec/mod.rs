@@ -486,16 +486,37 @@ pub(crate) trait DecodeHandler: Clone {
     /// By default, `decode` again after each error, here rather than through the
     /// caller's loop (UTF-8 and UTF-16 replace inside their own loops).
     #[inline(always)]
-    fn decode_replacing<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
-        let mut pos = 0;
-        loop {
-            let (status, consumed) = self.decode(&src[pos..], dst, last);
-            pos += consumed;
-            let Status::Error { len, restored } = status else { return (status, pos) };
-            // The handler checked the room before the step that was an error.
-            first.get_or_insert(Replaced { end: pos, len, restored });
-            dst.push_char('\u{FFFD}');
-        }
+    fn decode_replacing<S: Sink>(
+        &mut self,
+        src: &[u8],
+        dst: &mut S,
+        last: bool,
+        first: &mut Option<Replaced>,
+    ) -> (Status, usize) {
+        replace_each_error(self, src, dst, last, first, |handler, src, dst, last, _| handler.decode(src, dst, last))
+    }
+}
+
+/// Runs `run` (a handler's run over a slice) again after each error it returns,
+/// with the error's U+FFFD written and the first one put into `first`; returns at
+/// any other status.
+#[inline(always)]
+pub(crate) fn replace_each_error<H, S: Sink>(
+    handler: &mut H,
+    src: &[u8],
+    dst: &mut S,
+    last: bool,
+    first: &mut Option<Replaced>,
+    mut run: impl FnMut(&mut H, &[u8], &mut S, bool, &mut Option<Replaced>) -> (Status, usize),
+) -> (Status, usize) {
+    let mut pos = 0;
+    loop {
+        let (status, consumed) = run(handler, &src[pos..], dst, last, first);
+        pos += consumed;
+        let Status::Error { len, restored } = status else { return (status, pos) };
+        // The handler checked the room before the step that was an error.
+        first.get_or_insert(Replaced { end: pos, len, restored });
+        dst.push_char('\u{FFFD}');
     }
 }
 
@@ -941,7 +962,13 @@ impl DecoderCodec {
 
     /// [`DecodeHandler::decode_replacing`], dispatched as [`DecoderCodec::decode`].
     #[inline]
-    pub(crate) fn decode_replacing<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
+    pub(crate) fn decode_replacing<S: Sink>(
+        &mut self,
+        src: &[u8],
+        dst: &mut S,
+        last: bool,
+        first: &mut Option<Replaced>,
+    ) -> (Status, usize) {
         match self {
             DecoderCodec::Utf8(d) => d.decode_replacing(src, dst, last, first),
             DecoderCodec::Utf16(d) => d.decode_replacing(src, dst, last, first),

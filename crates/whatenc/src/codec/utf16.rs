@@ -79,7 +79,13 @@ impl DecodeHandler for Utf16Decoder {
     }
 
     #[inline]
-    fn decode_replacing<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
+    fn decode_replacing<S: Sink>(
+        &mut self,
+        src: &[u8],
+        dst: &mut S,
+        last: bool,
+        first: &mut Option<Replaced>,
+    ) -> (Status, usize) {
         self.run::<S, true>(src, dst, last, first)
     }
 }
@@ -89,7 +95,13 @@ impl Utf16Decoder {
     /// U+FFFD of an error in the bulk loop in place; the restored unit after a
     /// leading surrogate is then handled at once.
     #[inline(always)]
-    fn run<S: Sink, const REPLACE: bool>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
+    fn run<S: Sink, const REPLACE: bool>(
+        &mut self,
+        src: &[u8],
+        dst: &mut S,
+        last: bool,
+        first: &mut Option<Replaced>,
+    ) -> (Status, usize) {
         if let Some(unit) = self.pending_unit {
             if dst.room() < S::STEP {
                 return (Status::OutputFull, 0);

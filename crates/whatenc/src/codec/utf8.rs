@@ -140,7 +140,13 @@ impl DecodeHandler for Utf8Decoder {
     }
 
     #[inline]
-    fn decode_replacing<S: Sink>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
+    fn decode_replacing<S: Sink>(
+        &mut self,
+        src: &[u8],
+        dst: &mut S,
+        last: bool,
+        first: &mut Option<Replaced>,
+    ) -> (Status, usize) {
         self.run::<S, true>(src, dst, last, first)
     }
 }
@@ -149,7 +155,13 @@ impl Utf8Decoder {
     /// The body of `decode` and (`REPLACE`) of `decode_replacing`, which writes the
     /// U+FFFD of a maximal subpart with more input after it in place.
     #[inline(always)]
-    fn run<S: Sink, const REPLACE: bool>(&mut self, src: &[u8], dst: &mut S, last: bool, first: &mut Option<Replaced>) -> (Status, usize) {
+    fn run<S: Sink, const REPLACE: bool>(
+        &mut self,
+        src: &[u8],
+        dst: &mut S,
+        last: bool,
+        first: &mut Option<Replaced>,
+    ) -> (Status, usize) {
         let mut pos = 0;
         if let Some(status) = self.finish_pending(src, &mut pos, dst, last) {
             return (status, pos);
