@@ -289,16 +289,13 @@ impl Sink for Utf8Sink<'_> {
         // ahead to choose their kernels.
         let whole = (src.len() / 2).min(HEAD_UNITS);
         let head = whole.min(self.room().saturating_sub(Self::STEP) / 3);
-        for (i, pair) in src[..2 * head].chunks_exact(2).enumerate() {
+        let before = crate::simd::scalar::units_before_surrogate(&src[..2 * head], big_endian);
+        for pair in src[..2 * before].chunks_exact(2) {
             let pair = [pair[0], pair[1]];
-            let unit = if big_endian { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) };
-            if (0xD800..=0xDFFF).contains(&unit) {
-                return 2 * i;
-            }
-            self.push_bmp(unit);
+            self.push_bmp(if big_endian { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) });
         }
-        let read = 2 * head;
-        if head < HEAD_UNITS {
+        let read = 2 * before;
+        if before < HEAD_UNITS {
             // The end of the input, or of the room.
             return read;
         }
