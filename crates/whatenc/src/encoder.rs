@@ -389,12 +389,10 @@ impl Encoder {
             let status = if room >= ENCODE_STEP && !stalled {
                 let consumed_before = src.consumed();
                 let mut sink = ByteSink::new(&mut dst[written..]);
-                let status = self.codec.encode(src, &mut sink, last);
-                if let (EncodeStatus::Unmappable(c), EncoderErrorMode::Html) = (status, self.mode) {
-                    // The handler checked the room before this step.
-                    write_reference(&mut sink, c);
-                    self.had_unmappable = true;
-                }
+                let status = match self.mode {
+                    EncoderErrorMode::Html => self.codec.encode_html(src, &mut sink, last, &mut self.had_unmappable),
+                    EncoderErrorMode::Fatal => self.codec.encode(src, &mut sink, last),
+                };
                 let progress = sink.written() != 0 || src.consumed() != consumed_before;
                 written += sink.written();
                 stalled = status == EncodeStatus::OutputFull && !progress;
@@ -410,7 +408,7 @@ impl Encoder {
                 let mut sink = ByteSink::new(&mut staging);
                 let status = self.codec.encode(&mut head, &mut sink, head_last);
                 if let (EncodeStatus::Unmappable(c), EncoderErrorMode::Html) = (status, self.mode) {
-                    write_reference(&mut sink, c);
+                    sink.push_reference(c);
                 }
                 let produced = sink.written();
                 if produced > room {
@@ -445,27 +443,52 @@ impl Encoder {
 /// `ESC ( B` that ends an ISO-2022-JP stream (3), and the staging of one step.
 const ENCODE_ALLOWANCE: usize = 11 + 3 + ENCODE_STEP;
 
-/// Writes the "html" error mode's `&#N;` for `c`.
-fn write_reference(sink: &mut ByteSink<'_>, c: char) {
-    let mut digits = [0u8; 7];
-    let mut value = c as u32;
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (value % 10) as u8;
-        value /= 10;
-        if value == 0 {
-            break;
-        }
-    }
-    sink.extend(b"&#");
-    sink.extend(&digits[start..]);
-    sink.push(b';');
-}
-
 #[cfg(test)]
 mod tests {
     use crate::{EncoderResult, UTF_8};
+
+    /// The "html" mode's references, of every length a scalar value's decimal can
+    /// have past ASCII (3 to 7 digits), between mappable text, from `&str` and from
+    /// UTF-16, with buffers of 14 bytes (a step's room) to 63.
+    #[test]
+    fn html_references_of_every_length() {
+        use crate::{EncoderErrorMode, WINDOWS_1252};
+        let text = "a\u{3B1}b\u{3C9}\u{4E2D}x\u{1F600}\u{10FFFD}y\u{E9}\u{2603}";
+        let mut expected = alloc::string::String::new();
+        for c in text.chars() {
+            match c {
+                'a' | 'b' | 'x' | 'y' => expected.push(c),
+                '\u{E9}' => expected.push('\u{FFFD}'),
+                _ => expected.push_str(&alloc::format!("&#{};", c as u32)),
+            }
+        }
+        let units: alloc::vec::Vec<u16> = text.encode_utf16().collect();
+        for room in 14..64 {
+            for utf16 in [false, true] {
+                let mut encoder = WINDOWS_1252.new_encoder_with(EncoderErrorMode::Html).unwrap();
+                let mut out = alloc::vec::Vec::new();
+                let (mut read, total) = (0, if utf16 { units.len() } else { text.len() });
+                loop {
+                    let mut buf = alloc::vec![0u8; room];
+                    let progress = if utf16 {
+                        encoder.encode_from_utf16(&units[read..], &mut buf, true)
+                    } else {
+                        encoder.encode_from_utf8(&text[read..], &mut buf, true)
+                    };
+                    out.extend_from_slice(&buf[..progress.written]);
+                    read += progress.read;
+                    if progress.result == EncoderResult::InputEmpty {
+                        break;
+                    }
+                }
+                assert_eq!(read, total);
+                // é is 0xE9 in windows-1252, shown here as U+FFFD to keep `out` text.
+                let shown: alloc::string::String =
+                    out.iter().map(|&b| if b == 0xE9 { '\u{FFFD}' } else { char::from(b) }).collect();
+                assert_eq!(shown, expected, "room {room}, UTF-16 {utf16}");
+            }
+        }
+    }
 
     /// UTF-8 from `&str` with room for all of it is one copy; with less room, the
     /// step loop stops at a character boundary. Both agree at every room.

@@ -779,6 +779,34 @@ impl<'a> ByteSink<'a> {
     pub(crate) fn uncommit(&mut self, n: usize) {
         self.pos -= n;
     }
+    /// Writes the "html" error mode's `&#N;` for `c` (at most 10 bytes). The caller
+    /// has checked the room for a step ([`ENCODE_STEP`]).
+    #[inline]
+    pub(crate) fn push_reference(&mut self, c: char) {
+        let value = c as u32;
+        let digits = match value {
+            0..=9 => 1,
+            10..=99 => 2,
+            100..=999 => 3,
+            1000..=9999 => 4,
+            10000..=99999 => 5,
+            100000..=999999 => 6,
+            _ => 7,
+        };
+        // Written a byte at a time where they go: a copy of a length known only at
+        // run time is a call, and bytes stored one at a time into a buffer and read
+        // back as a word stalled the load.
+        let out = &mut self.buf[self.pos..self.pos + 10];
+        out[0] = b'&';
+        out[1] = b'#';
+        let mut rest = value;
+        for i in (2..2 + digits).rev() {
+            out[i] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+        }
+        out[2 + digits] = b';';
+        self.pos += 3 + digits;
+    }
     /// Copies the source's ASCII prefix into the buffer.
     #[inline(always)]
     pub(crate) fn copy_ascii_from<S: Source>(&mut self, src: &mut S) -> usize {
@@ -886,6 +914,29 @@ pub(crate) trait EncodeHandler: Clone {
     /// less than [`ENCODE_STEP`] bytes of room. With `last`, processes end-of-queue
     /// once the source is empty (ISO-2022-JP returns to ASCII there).
     fn encode<S: Source>(&mut self, src: &mut S, dst: &mut ByteSink<'_>, last: bool) -> EncodeStatus;
+    /// As [`EncodeHandler::encode`], in the "html" error mode: each unmappable
+    /// scalar value's `&#N;` is written here (in the room the handler checked for
+    /// the step) and the run goes on, rather than through the caller's loop; never
+    /// returns [`EncodeStatus::Unmappable`]. `had_unmappable` is set when there was
+    /// one.
+    #[inline(always)]
+    fn encode_html<S: Source>(
+        &mut self,
+        src: &mut S,
+        dst: &mut ByteSink<'_>,
+        last: bool,
+        had_unmappable: &mut bool,
+    ) -> EncodeStatus {
+        loop {
+            match self.encode(src, dst, last) {
+                EncodeStatus::Unmappable(c) => {
+                    dst.push_reference(c);
+                    *had_unmappable = true;
+                }
+                status => return status,
+            }
+        }
+    }
 }
 
 /// The decoder of each encoding, as one enum.
@@ -1030,6 +1081,28 @@ impl EncoderCodec {
             Kind::ShiftJis => EncoderCodec::ShiftJis(shift_jis::ShiftJisEncoder),
             Kind::EucKr => EncoderCodec::EucKr(euc_kr::EucKrEncoder),
         })
+    }
+
+    /// [`EncodeHandler::encode_html`], dispatched as [`EncoderCodec::encode`].
+    #[inline]
+    pub(crate) fn encode_html<S: Source>(
+        &mut self,
+        src: &mut S,
+        dst: &mut ByteSink<'_>,
+        last: bool,
+        had_unmappable: &mut bool,
+    ) -> EncodeStatus {
+        match self {
+            EncoderCodec::Utf8(e) => e.encode_html(src, dst, last, had_unmappable),
+            EncoderCodec::SingleByte(e) => e.encode_html(src, dst, last, had_unmappable),
+            EncoderCodec::XUserDefined(e) => e.encode_html(src, dst, last, had_unmappable),
+            EncoderCodec::Gb18030(e) => e.encode_html(src, dst, last, had_unmappable),
+            EncoderCodec::Big5(e) => e.encode_html(src, dst, last, had_unmappable),
+            EncoderCodec::EucJp(e) => e.encode_html(src, dst, last, had_unmappable),
+            EncoderCodec::Iso2022Jp(e) => e.encode_html(src, dst, last, had_unmappable),
+            EncoderCodec::ShiftJis(e) => e.encode_html(src, dst, last, had_unmappable),
+            EncoderCodec::EucKr(e) => e.encode_html(src, dst, last, had_unmappable),
+        }
     }
 
     /// Dispatches once to the monomorphic run of the handler.

@@ -151,13 +151,27 @@ fn encode_utf16(units: &[u16], dst: &mut ByteSink<'_>, index: &SingleByteIndex) 
         }
         // Every step writes one byte (an error writes none), so this many fit.
         let steps = (room - ENCODE_STEP + 1).min(units.len() - pos);
-        let bulk = crate::simd::encode_utf16_linear(
-            &units[pos..pos + steps],
-            &mut dst.spare()[..steps],
-            index.run_start,
-            index.run_len,
-            index.run_delta,
-        );
+        // The bulk loop only where it would take the first unit: after an unmappable
+        // one (text of another script, written as references) the next is likely
+        // another, and the loop's set-up for none cost more than the unit's lookup.
+        // An unmappable first unit returns at once (not after a table block that
+        // looked up fifteen more for nothing).
+        let first = units[pos];
+        let bulk = if first < 0x80 || first.wrapping_sub(index.run_start) < index.run_len {
+            crate::simd::encode_utf16_linear(
+                &units[pos..pos + steps],
+                &mut dst.spare()[..steps],
+                index.run_start,
+                index.run_len,
+                index.run_delta,
+            )
+        } else if index.byte_for_unit(first) == 0 {
+            // Not in the index (surrogates never are): error with the scalar value.
+            let (c, len) = super::read_utf16(first, units.get(pos + 1).copied());
+            return (EncodeStatus::Unmappable(c), pos + len);
+        } else {
+            0
+        };
         dst.commit(bulk);
         pos += bulk;
         let steps = steps - bulk;
