@@ -137,6 +137,13 @@ pub enum Op {
     /// A UTF-8 document's bytes taken for UTF-16LE, to a `String`: lone surrogates
     /// among the units.
     DecodeMislabeledUtf16ToString,
+    /// A document's text (of a language whose legacy encoding is not windows-1252)
+    /// encoded from `&str` into windows-1252 in the "html" error mode, as a form in
+    /// a windows-1252 page submits it: a reference (`&#N;`) for each character
+    /// windows-1252 does not have.
+    EncodeWithReferencesFromStr,
+    /// The same, from UTF-16.
+    EncodeWithReferencesFromUtf16,
 }
 
 impl Op {
@@ -153,11 +160,13 @@ impl Op {
             Op::DecodeMislabeledUtf8ToString => "decode as UTF-8 mislabeled to String",
             Op::DecodeMislabeledUtf8ToUtf16 => "decode as UTF-8 mislabeled to UTF-16",
             Op::DecodeMislabeledUtf16ToString => "decode as UTF-16LE mislabeled to String",
+            Op::EncodeWithReferencesFromStr => "encode to windows-1252 with references from &str",
+            Op::EncodeWithReferencesFromUtf16 => "encode to windows-1252 with references from UTF-16",
         }
     }
 
     /// Every operation, in the order of the report.
-    pub const ALL: [Op; 10] = [
+    pub const ALL: [Op; 12] = [
         Op::DecodeToString,
         Op::DecodeToUtf16,
         Op::EncodeFromStr,
@@ -168,6 +177,8 @@ impl Op {
         Op::DecodeMislabeledUtf8ToString,
         Op::DecodeMislabeledUtf8ToUtf16,
         Op::DecodeMislabeledUtf16ToString,
+        Op::EncodeWithReferencesFromStr,
+        Op::EncodeWithReferencesFromUtf16,
     ];
 
     /// The inverse of [`Op::name`].

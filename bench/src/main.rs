@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 
 use whatenc::EncoderErrorMode;
 use whatenc_bench::{
-    Candidate, Document, Op, Rotation, SHORT_TOTAL, Settings, documents_matching, print_result, short_windows,
+    Candidate, Document, LANGUAGES, Op, Rotation, SHORT_TOTAL, Settings, documents_matching, print_result,
+    short_windows,
 };
 
 /// (document, operation) → implementation → MB/s.
@@ -403,6 +404,40 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
     for (op, candidates) in cases {
         measure(op, bytes_len, candidates);
     }
+
+    // A text into windows-1252, which has few of its characters, in the "html" error
+    // mode (a form of a windows-1252 page submits it so): a reference for each of
+    // the others, each the end of a turn of the encoders' loops.
+    let latin1 =
+        LANGUAGES.iter().any(|&(language, legacy)| language == document.language && legacy == ["windows-1252"]);
+    if encoding.name() == "UTF-8" && !latin1 {
+        let (target, peer) = (whatenc::WINDOWS_1252, encoding_rs::WINDOWS_1252);
+        let new_encoder = move || target.new_encoder_with(EncoderErrorMode::Html).expect("has an encoder");
+        measure(
+            Op::EncodeWithReferencesFromStr,
+            text_len,
+            vec![
+                Candidate::new(WHATENC, move || {
+                    new_encoder().encode_from_utf8(&rotation.next().text, &mut out.borrow_mut(), true).written
+                }),
+                Candidate::new(ENCODING_RS, move || {
+                    peer.new_encoder().encode_from_utf8(&rotation.next().text, &mut out.borrow_mut(), true).2
+                }),
+            ],
+        );
+        measure(
+            Op::EncodeWithReferencesFromUtf16,
+            units_len * 2,
+            vec![
+                Candidate::new(WHATENC, move || {
+                    new_encoder().encode_from_utf16(&rotation.next().units, &mut out.borrow_mut(), true).written
+                }),
+                Candidate::new(ENCODING_RS, move || {
+                    peer.new_encoder().encode_from_utf16(&rotation.next().units, &mut out.borrow_mut(), true).2
+                }),
+            ],
+        );
+    }
 }
 
 /// The version of the package `name` in the workspace's Cargo.lock (the benchmark
@@ -462,6 +497,14 @@ fn report(settings: &Settings, results: &Results) -> String {
         "- The \"mislabeled\" operations decode a legacy document's bytes as UTF-8, and a UTF-8 \
          document's as UTF-16LE, as for a page served with the wrong label: text with an error \
          every few bytes or units."
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "- The \"with references\" operations encode the text of a UTF-8 document (of the \
+         languages whose legacy encoding is not windows-1252) into windows-1252 in the \"html\" \
+         error mode, as a form of a windows-1252 page submits it: `&#N;` for each character \
+         windows-1252 does not have."
     )
     .unwrap();
     writeln!(

@@ -124,7 +124,7 @@ fn replacement_first_error_is_fatal_first_error() {
             for round in 0..60 {
                 // Dense errors in short inputs, cut everywhere; and longer ones, with
                 // stretches past the vector kernels' set-up, cut every few bytes.
-                let (len, stretch, cut_every) = if round % 4 == 3 { (3000, 400, 53) } else { (60, 4 + round % 24, 1) };
+                let (len, stretch, cut_every) = if round % 4 == 3 { (3000, 400, 211) } else { (60, 4 + round % 24, 1) };
                 let bytes = input(&mut rng, encoding, len, stretch);
                 tally.record(&[encoding.name()], check(encoding, &bytes, cut_every));
             }
