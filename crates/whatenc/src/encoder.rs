@@ -490,6 +490,49 @@ mod tests {
         }
     }
 
+    /// Text that mixes characters windows-1252 has (ASCII, U+0000, Latin-1 letters, š) with
+    /// others, in runs of every length up to a few blocks, from `&str` and from
+    /// UTF-16 into buffers of 14 to 90 bytes: the same bytes as one call with room
+    /// for all, and the same from both forms.
+    #[test]
+    fn html_mixed_text_at_every_room() {
+        use crate::{EncoderErrorMode, WINDOWS_1252};
+        let pieces = ["ab", "\u{11B}", "cd\0éf", "\u{10D}\u{159}", "š", " ", "xyzäöü", "\u{4E2D}", "\u{1F600}", "Ž"];
+        let mut text = alloc::string::String::new();
+        for i in 0..160 {
+            text.push_str(pieces[i * 7 % pieces.len()]);
+            for _ in 0..i % 23 {
+                text.push(if i % 2 == 0 { 'e' } else { '\u{E9}' });
+            }
+        }
+        let units: alloc::vec::Vec<u16> = text.encode_utf16().collect();
+        let encode = |utf16: bool, room: usize| {
+            let mut encoder = WINDOWS_1252.new_encoder_with(EncoderErrorMode::Html).unwrap();
+            let mut out = alloc::vec::Vec::new();
+            let mut read = 0;
+            loop {
+                let mut buf = alloc::vec![0u8; room];
+                let progress = if utf16 {
+                    encoder.encode_from_utf16(&units[read..], &mut buf, true)
+                } else {
+                    encoder.encode_from_utf8(&text[read..], &mut buf, true)
+                };
+                out.extend_from_slice(&buf[..progress.written]);
+                read += progress.read;
+                if progress.result == EncoderResult::InputEmpty {
+                    return out;
+                }
+            }
+        };
+        let whole = encode(false, 16 * text.len());
+        assert!(whole.windows(8).any(|w| w == b"&#20013;"), "references were written");
+        assert_eq!(encode(true, 16 * text.len()), whole);
+        for room in 14..90 {
+            assert_eq!(encode(false, room), whole, "&str, room {room}");
+            assert_eq!(encode(true, room), whole, "UTF-16, room {room}");
+        }
+    }
+
     /// UTF-8 from `&str` with room for all of it is one copy; with less room, the
     /// step loop stops at a character boundary. Both agree at every room.
     #[test]

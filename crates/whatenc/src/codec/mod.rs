@@ -927,14 +927,28 @@ pub(crate) trait EncodeHandler: Clone {
         last: bool,
         had_unmappable: &mut bool,
     ) -> EncodeStatus {
-        loop {
-            match self.encode(src, dst, last) {
-                EncodeStatus::Unmappable(c) => {
-                    dst.push_reference(c);
-                    *had_unmappable = true;
-                }
-                status => return status,
+        replace_each_unmappable(self, src, dst, last, had_unmappable)
+    }
+}
+
+/// [`EncodeHandler::encode`] again after each unmappable scalar value it returns,
+/// with the value's reference written (the default [`EncodeHandler::encode_html`]).
+#[inline(always)]
+pub(crate) fn replace_each_unmappable<H: EncodeHandler, S: Source>(
+    handler: &mut H,
+    src: &mut S,
+    dst: &mut ByteSink<'_>,
+    last: bool,
+    had_unmappable: &mut bool,
+) -> EncodeStatus {
+    loop {
+        match handler.encode(src, dst, last) {
+            EncodeStatus::Unmappable(c) => {
+                // The handler checked the room before the step.
+                dst.push_reference(c);
+                *had_unmappable = true;
             }
+            status => return status,
         }
     }
 }

@@ -68,10 +68,26 @@ impl EncodeHandler for SingleByteEncoder {
         // error with the code point), in a loop for each form of input.
         let (status, read) = match src.rest_input() {
             Input::Utf8(text) => encode_str(text, dst, self.index),
-            Input::Utf16(units) => encode_utf16(units, dst, self.index),
+            Input::Utf16(units) => encode_utf16::<false>(units, dst, self.index, &mut false),
         };
         src.advance(read);
         status
+    }
+
+    #[inline]
+    fn encode_html<S: Source>(
+        &mut self,
+        src: &mut S,
+        dst: &mut ByteSink<'_>,
+        last: bool,
+        had_unmappable: &mut bool,
+    ) -> EncodeStatus {
+        if let Input::Utf16(units) = src.rest_input() {
+            let (status, read) = encode_utf16::<true>(units, dst, self.index, had_unmappable);
+            src.advance(read);
+            return status;
+        }
+        super::replace_each_unmappable(self, src, dst, last, had_unmappable)
     }
 }
 
@@ -138,9 +154,24 @@ const UNIT_BLOCK: usize = 16;
 
 /// The encoder's loop over UTF-16: units in the index's linear run (and ASCII) in
 /// bulk, others by table a block at a time. Returns the status and units consumed.
+/// With `HTML` ("html" error mode), an unmappable scalar value's reference is
+/// written here and the loop goes on (`had_unmappable` set); it never returns
+/// [`EncodeStatus::Unmappable`] then.
+///
+/// After an unmappable one, the loop stays with the table blocks (`mixed`), which
+/// take ASCII too, until a block is all in the index: in text that mixes letters
+/// the encoding has with others (Vietnamese or Turkish into windows-1252), the runs
+/// between them are a few units, and the bulk loop's set-up for each cost more than
+/// the lookups.
 #[inline]
-fn encode_utf16(units: &[u16], dst: &mut ByteSink<'_>, index: &SingleByteIndex) -> (EncodeStatus, usize) {
+fn encode_utf16<const HTML: bool>(
+    units: &[u16],
+    dst: &mut ByteSink<'_>,
+    index: &SingleByteIndex,
+    had_unmappable: &mut bool,
+) -> (EncodeStatus, usize) {
     let mut pos = 0;
+    let mut mixed = false;
     loop {
         if pos == units.len() {
             return (EncodeStatus::InputEmpty, pos);
@@ -149,49 +180,53 @@ fn encode_utf16(units: &[u16], dst: &mut ByteSink<'_>, index: &SingleByteIndex) 
         if room < ENCODE_STEP {
             return (EncodeStatus::OutputFull, pos);
         }
-        // Every step writes one byte (an error writes none), so this many fit.
-        let steps = (room - ENCODE_STEP + 1).min(units.len() - pos);
-        // The bulk loop only where it would take the first unit: after an unmappable
-        // one (text of another script, written as references) the next is likely
-        // another, and the loop's set-up for none cost more than the unit's lookup.
-        // An unmappable first unit returns at once (not after a table block that
-        // looked up fifteen more for nothing).
+        // Every step writes one byte (an error writes none; a reference is a step of
+        // its own, after which the room is checked again), so this many fit.
+        let mut steps = (room - ENCODE_STEP + 1).min(units.len() - pos);
         let first = units[pos];
-        let bulk = if first < 0x80 || first.wrapping_sub(index.run_start) < index.run_len {
-            crate::simd::encode_utf16_linear(
-                &units[pos..pos + steps],
-                &mut dst.spare()[..steps],
-                index.run_start,
-                index.run_len,
-                index.run_delta,
-            )
+        if first < 0x80 || first.wrapping_sub(index.run_start) < index.run_len {
+            if !mixed {
+                let bulk = crate::simd::encode_utf16_linear(
+                    &units[pos..pos + steps],
+                    &mut dst.spare()[..steps],
+                    index.run_start,
+                    index.run_len,
+                    index.run_delta,
+                );
+                dst.commit(bulk);
+                pos += bulk;
+                steps -= bulk;
+            }
         } else if index.byte_for_unit(first) == 0 {
-            // Not in the index (surrogates never are): error with the scalar value.
+            // An unmappable first unit at once, not after a table block that looked
+            // up fifteen more for nothing (text of another script: one after another).
             let (c, len) = super::read_utf16(first, units.get(pos + 1).copied());
-            return (EncodeStatus::Unmappable(c), pos + len);
-        } else {
-            0
-        };
-        dst.commit(bulk);
-        pos += bulk;
-        let steps = steps - bulk;
-        // Then a table block, unless it holds a unit not in the index (or U+0000).
+            if !HTML {
+                return (EncodeStatus::Unmappable(c), pos + len);
+            }
+            dst.push_reference(c);
+            *had_unmappable = true;
+            pos += len;
+            mixed = true;
+            continue;
+        }
+        // Then a table block: its units up to the first one not in the index (or
+        // U+0000), all sixteen bytes written in one store and that many kept.
         if steps >= UNIT_BLOCK
             && let Some(block) = units[pos..].first_chunk::<UNIT_BLOCK>()
         {
-            let mut bytes = [0u8; UNIT_BLOCK];
-            let mut missing = false;
-            for (byte, &unit) in bytes.iter_mut().zip(block) {
-                *byte = index.byte_for_unit(unit);
-                missing |= *byte == 0;
-            }
-            if !missing {
-                dst.extend(&bytes);
-                pos += UNIT_BLOCK;
+            let bytes: [u8; UNIT_BLOCK] = core::array::from_fn(|i| index.byte_for_unit(block[i]));
+            let kept = bytes.iter().position(|&byte| byte == 0).unwrap_or(UNIT_BLOCK);
+            dst.spare()[..UNIT_BLOCK].copy_from_slice(&bytes);
+            dst.commit(kept);
+            pos += kept;
+            steps -= kept;
+            if kept == UNIT_BLOCK {
+                mixed = false;
                 continue;
             }
         }
-        // Otherwise units one at a time up to the end of the block.
+        // Otherwise units one at a time, up to a block's worth.
         let end = units.len().min(pos + UNIT_BLOCK.min(steps));
         while pos < end {
             let unit = units[pos];
@@ -199,7 +234,16 @@ fn encode_utf16(units: &[u16], dst: &mut ByteSink<'_>, index: &SingleByteIndex) 
             if byte == 0 && unit != 0 {
                 // Not in the index (surrogates never are): error with the scalar value.
                 let (c, len) = super::read_utf16(unit, units.get(pos + 1).copied());
-                return (EncodeStatus::Unmappable(c), pos + len);
+                if !HTML {
+                    return (EncodeStatus::Unmappable(c), pos + len);
+                }
+                // At least a step's room is left: each byte before it was one of the
+                // `steps`.
+                dst.push_reference(c);
+                *had_unmappable = true;
+                pos += len;
+                mixed = true;
+                break;
             }
             dst.push(byte);
             pos += 1;
