@@ -158,11 +158,10 @@ const UNIT_BLOCK: usize = 16;
 /// written here and the loop goes on (`had_unmappable` set); it never returns
 /// [`EncodeStatus::Unmappable`] then.
 ///
-/// After an unmappable one, the loop stays with the table blocks (`mixed`), which
-/// take ASCII too, until a block is all in the index: in text that mixes letters
-/// the encoding has with others (Vietnamese or Turkish into windows-1252), the runs
-/// between them are a few units, and the bulk loop's set-up for each cost more than
-/// the lookups.
+/// Right after an unmappable one (`mixed`), the next units go one at a time, up to
+/// a block's worth, before the bulk loops: in text that mixes letters the encoding
+/// has with others (Vietnamese or Turkish into windows-1252) the runs between them
+/// are a few units, and the bulk loop's set-up for each cost more than the lookups.
 #[inline]
 fn encode_utf16<const HTML: bool>(
     units: &[u16],
@@ -212,7 +211,8 @@ fn encode_utf16<const HTML: bool>(
         }
         // Then a table block: its units up to the first one not in the index (or
         // U+0000), all sixteen bytes written in one store and that many kept.
-        if steps >= UNIT_BLOCK
+        if !mixed
+            && steps >= UNIT_BLOCK
             && let Some(block) = units[pos..].first_chunk::<UNIT_BLOCK>()
         {
             let bytes: [u8; UNIT_BLOCK] = core::array::from_fn(|i| index.byte_for_unit(block[i]));
@@ -222,12 +222,13 @@ fn encode_utf16<const HTML: bool>(
             pos += kept;
             steps -= kept;
             if kept == UNIT_BLOCK {
-                mixed = false;
                 continue;
             }
         }
-        // Otherwise units one at a time, up to a block's worth.
+        // Otherwise (and right after an unmappable one) units one at a time, up to a
+        // block's worth; with no unmappable one among them, the bulk loops again.
         let end = units.len().min(pos + UNIT_BLOCK.min(steps));
+        mixed = false;
         while pos < end {
             let unit = units[pos];
             let byte = index.byte_for_unit(unit);
