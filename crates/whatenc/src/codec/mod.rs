@@ -14,6 +14,11 @@
 //!   standard reads; a byte the standard "restores" that is still in `src` is simply
 //!   not consumed, and restored bytes from earlier calls are kept in the handler's
 //!   state and re-read before `src`.
+//! - In "replacement" mode the wrapper calls [`DecodeHandler::decode_replacing`]
+//!   instead, and in the "html" mode [`EncodeHandler::encode_html`]: the handler
+//!   may then write the U+FFFD (or the `&#N;`) itself, in the room it checked for
+//!   the step, and go on, instead of returning the error; the first error it
+//!   replaces is reported as a [`Replaced`].
 //! - When `last` is true and the handler returns [`Status::InputEmpty`], it has
 //!   processed end-of-queue and is back in its initial state.
 //! - Handlers are `Clone` and small, so the wrapper can snapshot one and roll it back

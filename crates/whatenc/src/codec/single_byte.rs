@@ -231,7 +231,8 @@ fn encode_utf16<const HTML: bool>(
         mixed = false;
         while pos < end {
             let unit = units[pos];
-            let byte = index.byte_for_unit(unit);
+            // ASCII without the table (most units between the letters of such text).
+            let byte = if unit < 0x80 { unit as u8 } else { index.byte_for_unit(unit) };
             if byte == 0 && unit != 0 {
                 // Not in the index (surrogates never are): error with the scalar value.
                 let (c, len) = super::read_utf16(unit, units.get(pos + 1).copied());
