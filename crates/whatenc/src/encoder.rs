@@ -447,12 +447,33 @@ const ENCODE_ALLOWANCE: usize = 11 + 3 + ENCODE_STEP;
 mod tests {
     use crate::{EncoderResult, UTF_8};
 
+    /// `text` (from `&str`, or from UTF-16) into windows-1252 in the "html" mode, in
+    /// calls with buffers of `room` bytes until all of it is read.
+    fn windows_1252_html(text: &str, utf16: bool, room: usize) -> alloc::vec::Vec<u8> {
+        let units: alloc::vec::Vec<u16> = text.encode_utf16().collect();
+        let mut encoder = crate::WINDOWS_1252.new_encoder_with(crate::EncoderErrorMode::Html).unwrap();
+        let (mut out, mut read) = (alloc::vec::Vec::new(), 0);
+        loop {
+            let mut buf = alloc::vec![0u8; room];
+            let progress = if utf16 {
+                encoder.encode_from_utf16(&units[read..], &mut buf, true)
+            } else {
+                encoder.encode_from_utf8(&text[read..], &mut buf, true)
+            };
+            out.extend_from_slice(&buf[..progress.written]);
+            read += progress.read;
+            if progress.result == EncoderResult::InputEmpty {
+                assert_eq!(read, if utf16 { units.len() } else { text.len() });
+                return out;
+            }
+        }
+    }
+
     /// The "html" mode's references, of every length a scalar value's decimal can
     /// have past ASCII (3 to 7 digits), between mappable text, from `&str` and from
     /// UTF-16, with buffers of 14 bytes (a step's room) to 63.
     #[test]
     fn html_references_of_every_length() {
-        use crate::{EncoderErrorMode, WINDOWS_1252};
         let text = "a\u{3B1}b\u{3C9}\u{4E2D}x\u{1F600}\u{10FFFD}y\u{E9}\u{2603}";
         let mut expected = alloc::string::String::new();
         for c in text.chars() {
@@ -462,26 +483,9 @@ mod tests {
                 _ => expected.push_str(&alloc::format!("&#{};", c as u32)),
             }
         }
-        let units: alloc::vec::Vec<u16> = text.encode_utf16().collect();
         for room in 14..64 {
             for utf16 in [false, true] {
-                let mut encoder = WINDOWS_1252.new_encoder_with(EncoderErrorMode::Html).unwrap();
-                let mut out = alloc::vec::Vec::new();
-                let (mut read, total) = (0, if utf16 { units.len() } else { text.len() });
-                loop {
-                    let mut buf = alloc::vec![0u8; room];
-                    let progress = if utf16 {
-                        encoder.encode_from_utf16(&units[read..], &mut buf, true)
-                    } else {
-                        encoder.encode_from_utf8(&text[read..], &mut buf, true)
-                    };
-                    out.extend_from_slice(&buf[..progress.written]);
-                    read += progress.read;
-                    if progress.result == EncoderResult::InputEmpty {
-                        break;
-                    }
-                }
-                assert_eq!(read, total);
+                let out = windows_1252_html(text, utf16, room);
                 // é is 0xE9 in windows-1252, shown here as U+FFFD to keep `out` text.
                 let shown: alloc::string::String =
                     out.iter().map(|&b| if b == 0xE9 { '\u{FFFD}' } else { char::from(b) }).collect();
@@ -496,7 +500,6 @@ mod tests {
     /// for all, and the same from both forms.
     #[test]
     fn html_mixed_text_at_every_room() {
-        use crate::{EncoderErrorMode, WINDOWS_1252};
         let pieces = ["ab", "\u{11B}", "cd\0éf", "\u{10D}\u{159}", "š", " ", "xyzäöü", "\u{4E2D}", "\u{1F600}", "Ž"];
         let mut text = alloc::string::String::new();
         for i in 0..160 {
@@ -505,25 +508,7 @@ mod tests {
                 text.push(if i % 2 == 0 { 'e' } else { '\u{E9}' });
             }
         }
-        let units: alloc::vec::Vec<u16> = text.encode_utf16().collect();
-        let encode = |utf16: bool, room: usize| {
-            let mut encoder = WINDOWS_1252.new_encoder_with(EncoderErrorMode::Html).unwrap();
-            let mut out = alloc::vec::Vec::new();
-            let mut read = 0;
-            loop {
-                let mut buf = alloc::vec![0u8; room];
-                let progress = if utf16 {
-                    encoder.encode_from_utf16(&units[read..], &mut buf, true)
-                } else {
-                    encoder.encode_from_utf8(&text[read..], &mut buf, true)
-                };
-                out.extend_from_slice(&buf[..progress.written]);
-                read += progress.read;
-                if progress.result == EncoderResult::InputEmpty {
-                    return out;
-                }
-            }
-        };
+        let encode = |utf16: bool, room: usize| windows_1252_html(&text, utf16, room);
         let whole = encode(false, 16 * text.len());
         assert!(whole.windows(8).any(|w| w == b"&#20013;"), "references were written");
         assert_eq!(encode(true, 16 * text.len()), whole);
