@@ -1,10 +1,12 @@
 //! "replacement" mode's first error ([`Decoder::take_first_error`]) against "fatal"
-//! mode's first `Malformed`: the same offset and length, for every encoding, every
-//! output form (`String`, UTF-8 and UTF-16 buffers, of the largest size and of a few
-//! units), the input whole and cut at every point into two. The handlers that write
-//! the U+FFFD of an error themselves (UTF-8, UTF-16) report where it was through
-//! another path than the errors they return; this holds the two to the same answer,
-//! on text with an error every few bytes and on text where errors are far apart.
+//! mode's first `Malformed`: the same offset and length, and the same text with a
+//! U+FFFD at each error (`decode_to_string` within the spare capacity it is given),
+//! for every encoding, every output form (`String`, UTF-8 and UTF-16 buffers, of
+//! the largest size and of a few units), each input whole and cut into two (short
+//! ones at every point, long ones every 211 bytes). The handlers that write the
+//! U+FFFD of an error themselves report where it was through another path than the
+//! errors they return; this holds the two to the same answer, on text with an error
+//! every few bytes and on text where errors are far apart.
 
 mod common;
 
@@ -46,15 +48,16 @@ fn input(rng: &mut Rng, encoding: &'static Encoding, len: usize, stretch: usize)
     out
 }
 
-/// The first error of a "replacement" run over `chunks` into `form` (`None`: a
-/// `String`), with output buffers of size `buf`.
-fn replacement_first_error(
+/// The first error and the text of a "replacement" run over `chunks` into `form`
+/// (`None`: a `String`), with output buffers of size `buf`.
+fn replacement_run(
     encoding: &'static Encoding,
     chunks: &[&[u8]],
     form: Option<Form>,
     buf: Buf,
-) -> Option<DecodeError> {
+) -> (Option<DecodeError>, String) {
     let mut decoder = encoding.new_decoder_with(REPLACEMENT);
+    let mut text = String::new();
     for (i, chunk) in chunks.iter().enumerate() {
         let last = i + 1 == chunks.len();
         match form {
@@ -62,24 +65,28 @@ fn replacement_first_error(
                 let mut run = DecodeRun::default();
                 decode_one_call(&mut decoder, chunk, last, buf, form, &mut run, false);
                 assert!(run.errors.is_empty(), "Malformed in replacement mode");
+                text.push_str(&run.text);
             }
-            None => to_string(&mut decoder, chunk, last, buf),
+            None => to_string(&mut decoder, chunk, last, buf, &mut text),
         }
     }
-    decoder.take_first_error()
+    (decoder.take_first_error(), text)
 }
 
-/// `decode_to_string` over one chunk, with the spare capacity the largest size or a
-/// few bytes at a time.
-fn to_string(decoder: &mut Decoder, chunk: &[u8], last: bool, buf: Buf) {
-    let mut text = String::new();
+/// `decode_to_string` over one chunk, appending to `text`, with the spare capacity
+/// the largest size or a few bytes at a time; each call stays within the spare
+/// capacity (the string is never reallocated) and `written` is what it appended.
+fn to_string(decoder: &mut Decoder, chunk: &[u8], last: bool, buf: Buf, text: &mut String) {
     let mut pos = 0;
     loop {
         match buf {
             Buf::Max => text.reserve(decoder.max_utf8_buffer_length(chunk.len() - pos).unwrap()),
             Buf::Fixed(n) => text.reserve_exact(n),
         }
-        let progress = decoder.decode_to_string(&chunk[pos..], &mut text, last);
+        let (capacity, len) = (text.capacity(), text.len());
+        let progress = decoder.decode_to_string(&chunk[pos..], text, last);
+        assert_eq!(text.capacity(), capacity, "decode_to_string reallocated");
+        assert_eq!(text.len() - len, progress.written, "written is not what was appended");
         pos += progress.read;
         match progress.result {
             DecoderResult::InputEmpty => return,
@@ -90,7 +97,11 @@ fn to_string(decoder: &mut Decoder, chunk: &[u8], last: bool, buf: Buf) {
 }
 
 fn check(encoding: &'static Encoding, bytes: &[u8], cut_every: usize) -> Result<(), String> {
-    let expected = decode_whole(encoding, FATAL, bytes).errors.first().map(|&(_, error)| error);
+    let fatal = decode_whole(encoding, FATAL, bytes);
+    let expected = fatal.errors.first().map(|&(_, error)| error);
+    // "fatal" goes on after each error here, so its text with a U+FFFD at each is
+    // what "replacement" gives.
+    let expected_text = fatal.with_replacements();
     let forms = [
         (None, Buf::Max),
         (None, Buf::Fixed(7)),
@@ -102,7 +113,12 @@ fn check(encoding: &'static Encoding, bytes: &[u8], cut_every: usize) -> Result<
     for cut in (0..=bytes.len()).step_by(cut_every) {
         let chunks: [&[u8]; 2] = [&bytes[..cut], &bytes[cut..]];
         for &(form, buf) in &forms {
-            let got = replacement_first_error(encoding, &chunks, form, buf);
+            let (got, text) = replacement_run(encoding, &chunks, form, buf);
+            if text != expected_text {
+                return Err(format!(
+                    "{form:?} {buf:?}, cut at {cut}: text differs from fatal mode's with replacements"
+                ));
+            }
             if got != expected {
                 let shown = &bytes[..bytes.len().min(96)];
                 return Err(format!(
