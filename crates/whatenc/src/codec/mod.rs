@@ -154,7 +154,11 @@ static THREE_BYTE_HEADS: [u16; 1024] = {
 
 /// The code units of UTF-16 input that [`Utf8Sink::copy_utf16_bmp`] takes one at a
 /// time before its vector loops.
-const HEAD_UNITS: usize = 64;
+const HEAD_UNITS: usize = 256;
+
+/// The fewest units of [`Utf8Sink::copy_utf16_bmp`]'s head that go through the
+/// block kernels rather than one at a time.
+const HEAD_BLOCKS: usize = 8;
 
 /// A UTF-8 sink over a byte buffer. Only whole scalar values are written.
 pub(crate) struct Utf8Sink<'a> {
@@ -295,9 +299,24 @@ impl Sink for Utf8Sink<'_> {
         let whole = (src.len() / 2).min(HEAD_UNITS);
         let head = whole.min(self.room().saturating_sub(Self::STEP) / 3);
         let before = crate::simd::scalar::units_before_surrogate(&src[..2 * head], big_endian);
-        for pair in src[..2 * before].chunks_exact(2) {
-            let pair = [pair[0], pair[1]];
-            self.push_bmp(if big_endian { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) });
+        // The run through the block kernels, which need no look ahead, where the tier
+        // has them.
+        let run = (before >= HEAD_BLOCKS).then(|| {
+            let (run, out) = (&src[..2 * before], &mut self.buf[self.pos..]);
+            if big_endian {
+                crate::simd::bmp_run_to_utf8(crate::simd::ByteUnits::<true>(run), out, Self::STEP)
+            } else {
+                crate::simd::bmp_run_to_utf8(crate::simd::ByteUnits::<false>(run), out, Self::STEP)
+            }
+        });
+        if let Some(Some((units, written))) = run {
+            debug_assert_eq!(units, before, "the room was counted for the whole run");
+            self.pos += written;
+        } else {
+            for pair in src[..2 * before].chunks_exact(2) {
+                let pair = [pair[0], pair[1]];
+                self.push_bmp(if big_endian { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) });
+            }
         }
         let read = 2 * before;
         if before < HEAD_UNITS {
