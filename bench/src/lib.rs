@@ -134,9 +134,11 @@ pub enum Op {
     DecodeMislabeledUtf8ToString,
     /// The same, to UTF-16.
     DecodeMislabeledUtf8ToUtf16,
-    /// A UTF-8 document's bytes taken for UTF-16LE, to a `String`: lone surrogates
-    /// among the units.
+    /// A document's bytes (a UTF-8 or a legacy one) taken for UTF-16LE, to a
+    /// `String`: lone surrogates among the units, each an error.
     DecodeMislabeledUtf16ToString,
+    /// The same, to UTF-16.
+    DecodeMislabeledUtf16ToUtf16,
     /// A document's text (of a language whose legacy encoding is not windows-1252)
     /// encoded from `&str` into windows-1252 in the "html" error mode, as a form in
     /// a windows-1252 page submits it: a reference (`&#N;`) for each character
@@ -160,13 +162,14 @@ impl Op {
             Op::DecodeMislabeledUtf8ToString => "decode as UTF-8 mislabeled to String",
             Op::DecodeMislabeledUtf8ToUtf16 => "decode as UTF-8 mislabeled to UTF-16",
             Op::DecodeMislabeledUtf16ToString => "decode as UTF-16LE mislabeled to String",
+            Op::DecodeMislabeledUtf16ToUtf16 => "decode as UTF-16LE mislabeled to UTF-16",
             Op::EncodeWithReferencesFromStr => "encode to windows-1252 with references from &str",
             Op::EncodeWithReferencesFromUtf16 => "encode to windows-1252 with references from UTF-16",
         }
     }
 
     /// Every operation, in the order of the report.
-    pub const ALL: [Op; 12] = [
+    pub const ALL: [Op; 13] = [
         Op::DecodeToString,
         Op::DecodeToUtf16,
         Op::EncodeFromStr,
@@ -177,6 +180,7 @@ impl Op {
         Op::DecodeMislabeledUtf8ToString,
         Op::DecodeMislabeledUtf8ToUtf16,
         Op::DecodeMislabeledUtf16ToString,
+        Op::DecodeMislabeledUtf16ToUtf16,
         Op::EncodeWithReferencesFromStr,
         Op::EncodeWithReferencesFromUtf16,
     ];

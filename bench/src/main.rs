@@ -352,12 +352,12 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
     }
 
     // Bytes taken for another encoding than theirs, as a page served with the wrong
-    // label: a legacy document as UTF-8, a UTF-8 one as UTF-16LE. The decoders then
+    // label: a legacy document as UTF-8, a legacy or UTF-8 one as UTF-16LE. The decoders then
     // meet an error every few bytes (or units), each a turn of their loops.
     let mislabeled = |op: Op, taken_for: &'static whatenc::Encoding| {
         let peer = encoding_rs::Encoding::for_label(taken_for.name().as_bytes()).expect("known to encoding_rs");
         let candidates: Vec<Candidate<'_>> = match op {
-            Op::DecodeMislabeledUtf8ToUtf16 => vec![
+            Op::DecodeMislabeledUtf8ToUtf16 | Op::DecodeMislabeledUtf16ToUtf16 => vec![
                 Candidate::new(WHATENC, move || {
                     taken_for
                         .new_decoder()
@@ -395,9 +395,14 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
         vec![
             mislabeled(Op::DecodeMislabeledUtf8ToString, whatenc::UTF_8),
             mislabeled(Op::DecodeMislabeledUtf8ToUtf16, whatenc::UTF_8),
+            mislabeled(Op::DecodeMislabeledUtf16ToString, whatenc::UTF_16LE),
+            mislabeled(Op::DecodeMislabeledUtf16ToUtf16, whatenc::UTF_16LE),
         ]
     } else if encoding.name() == "UTF-8" {
-        vec![mislabeled(Op::DecodeMislabeledUtf16ToString, whatenc::UTF_16LE)]
+        vec![
+            mislabeled(Op::DecodeMislabeledUtf16ToString, whatenc::UTF_16LE),
+            mislabeled(Op::DecodeMislabeledUtf16ToUtf16, whatenc::UTF_16LE),
+        ]
     } else {
         vec![]
     };
@@ -494,9 +499,9 @@ fn report(settings: &Settings, results: &Results) -> String {
     .unwrap();
     writeln!(
         out,
-        "- The \"mislabeled\" operations decode a legacy document's bytes as UTF-8, and a UTF-8 \
-         document's as UTF-16LE, as for a page served with the wrong label: text with an error \
-         every few bytes or units."
+        "- The \"mislabeled\" operations decode a legacy document's bytes as UTF-8, and a legacy \
+         or UTF-8 document's as UTF-16LE, as for a page served with the wrong label: text with \
+         an error every few bytes or units."
     )
     .unwrap();
     writeln!(
