@@ -39,6 +39,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let filter = value("--filter");
+    // `--op TEXT` measures only the operations whose name contains TEXT.
+    let only = value("--op");
     let settings = Settings::from_env();
     // `--tier NAME` caps whatenc's kernels (as `WHATENC_MAX_TIER` does), to measure a
     // lower tier on this machine.
@@ -57,7 +59,7 @@ fn main() {
         results.entry((document.name(), op)).or_default().insert(implementation.to_string(), mb_per_s);
     };
     for document in documents_matching(filter.as_deref()) {
-        measure_document(&settings, &document, &mut record);
+        measure_document(&settings, &document, only.as_deref(), &mut record);
     }
     if let Some(path) = value("--merge") {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -111,7 +113,12 @@ fn sse42_valid_up_to(bytes: &[u8]) -> usize {
         .map_or_else(|e| e.valid_up_to(), |()| bytes.len())
 }
 
-fn measure_document(settings: &Settings, document: &Document, record: &mut impl FnMut(&Document, Op, &str, f64)) {
+fn measure_document(
+    settings: &Settings,
+    document: &Document,
+    only: Option<&str>,
+    record: &mut impl FnMut(&Document, Op, &str, f64),
+) {
     // The version of the document each call takes (one version unless rotating).
     let rotation = &Rotation::new(document, settings.rotate);
     let bytes_len = rotation.mean_len(|v| v.bytes.len());
@@ -129,6 +136,9 @@ fn measure_document(settings: &Settings, document: &Document, record: &mut impl 
     let utf16 = &RefCell::new(vec![0u16; bytes + 64]);
     let out = &RefCell::new(vec![0u8; out_len]);
     let mut measure = |op: Op, input_len: usize, mut candidates: Vec<Candidate<'_>>| {
+        if only.is_some_and(|only| !op.name().contains(only)) {
+            return;
+        }
         for (implementation, mb_per_s) in settings.measure_interleaved(input_len, &mut candidates) {
             record(document, op, implementation, mb_per_s);
         }

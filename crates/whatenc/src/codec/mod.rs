@@ -137,6 +137,18 @@ pub(crate) trait Sink {
     /// while they are not surrogates, as far as they fit with [`Sink::STEP`] room to
     /// spare for the next step; returns the bytes consumed (always even).
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize;
+    /// Whether [`Sink::copy_utf16_replacing`] writes anything.
+    const REPLACES_LONE_SURROGATES: bool = false;
+    /// Writes the code units at the start of UTF-16 bytes (big- or little-endian),
+    /// each lone surrogate as U+FFFD (replacement mode, where an earlier error of
+    /// the call was the first), as far as they fit with [`Sink::STEP`] room to
+    /// spare, in blocks (the rest is the caller's); the unit before `src` must not be
+    /// a leading surrogate. Returns the bytes consumed. Where
+    /// [`Sink::REPLACES_LONE_SURROGATES`] is false, nothing.
+    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> usize {
+        let _ = (src, big_endian);
+        0
+    }
 }
 
 /// The first two bytes of the three-byte UTF-8 form of the code points `i << 6` to
@@ -437,6 +449,18 @@ impl Sink for Utf16Sink<'_> {
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
         let steps = self.bmp_steps();
         let n = crate::simd::utf16_bytes_to_units(src, &mut self.buf[self.pos..self.pos + steps], big_endian);
+        self.pos += n;
+        2 * n
+    }
+    const REPLACES_LONE_SURROGATES: bool = true;
+    #[inline]
+    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> usize {
+        let steps = self.bmp_steps();
+        let n = crate::simd::utf16_bytes_replacing_lone_surrogates(
+            src,
+            &mut self.buf[self.pos..self.pos + steps],
+            big_endian,
+        );
         self.pos += n;
         2 * n
     }

@@ -125,9 +125,21 @@ impl Utf16Decoder {
                 return (error, pos);
             }
         }
+        // Whether an error was replaced in this call: from then on, where the sink
+        // can, lone surrogates are replaced in bulk (an error is seldom alone).
+        let mut dense = false;
         loop {
             if self.leading_surrogate.is_none() {
-                pos += self.copy_bmp_run(&src[pos..], dst);
+                if REPLACE && S::REPLACES_LONE_SURROGATES && dense {
+                    // The first error of the call is behind: the lone surrogates
+                    // replaced in bulk need no place.
+                    pos += dst.copy_utf16_replacing(&src[pos..], self.is_be);
+                    // It stopped at a calm stretch (or the end): the bulk copy until
+                    // the next error.
+                    dense = false;
+                } else {
+                    pos += self.copy_bmp_run(&src[pos..], dst);
+                }
             }
             let rest = &src[pos..];
             if rest.len() < 2 {
@@ -150,6 +162,7 @@ impl Utf16Decoder {
                 // The room was checked for this step.
                 first.get_or_insert(Replaced { end: pos, len, restored });
                 dst.push_char('\u{FFFD}');
+                dense = true;
                 if let Some(restored_unit) = self.pending_unit {
                     // Not a trailing surrogate (it would have paired): a leading one
                     // starts a pair; another unit is written, in the room of a step
