@@ -344,6 +344,18 @@ impl Sink for Utf8Sink<'_> {
         self.pos += written;
         read + 2 * units
     }
+    const REPLACES_LONE_SURROGATES: bool = true;
+    #[inline]
+    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> usize {
+        let out = &mut self.buf[self.pos..];
+        let (units, written) = if big_endian {
+            crate::simd::bmp_replacing_to_utf8(crate::simd::ByteUnits::<true>(src), out, Self::STEP)
+        } else {
+            crate::simd::bmp_replacing_to_utf8(crate::simd::ByteUnits::<false>(src), out, Self::STEP)
+        };
+        self.pos += written;
+        2 * units
+    }
 }
 
 /// A UTF-16 sink over a code unit buffer. Surrogate pairs are written whole.

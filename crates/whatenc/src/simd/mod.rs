@@ -78,7 +78,7 @@ mod x86_64;
 
 use alloc::string::String;
 
-pub(crate) use utf16_to_utf8::{ByteUnits, bmp_run_to_utf8, bmp_to_utf8, utf16_to_utf8};
+pub(crate) use utf16_to_utf8::{ByteUnits, bmp_replacing_to_utf8, bmp_run_to_utf8, bmp_to_utf8, utf16_to_utf8};
 
 use crate::tier::Tier;
 

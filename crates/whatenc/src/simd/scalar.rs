@@ -328,6 +328,27 @@ pub(crate) fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool
 /// [`utf16_bytes_replacing_lone_surrogates`] stops.
 pub(crate) const CALM_BLOCKS: usize = 4;
 
+/// Eight code units with each surrogate replaced by U+FFFD, and whether there was
+/// one, when none of them is a surrogate pair (a leading surrogate followed by a
+/// trailing one; `next` follows the eighth unit); `None` when one is. Without
+/// pairs, and with the unit before the block not a leading surrogate, every
+/// surrogate of the block is lone.
+#[inline(always)]
+pub(crate) fn lone_surrogates_replaced(block: [u16; 8], next: u16) -> Option<([u16; 8], bool)> {
+    let surrogates = block.iter().fold(0, |acc, &unit| acc | u16::from(unit & 0xF800 == 0xD800));
+    if surrogates == 0 {
+        return Some((block, false));
+    }
+    let pairs = (0..8).fold(false, |acc, k| {
+        let after = if k < 7 { block[k + 1] } else { next };
+        acc | (block[k] & 0xFC00 == 0xD800 && after & 0xFC00 == 0xDC00)
+    });
+    if pairs {
+        return None;
+    }
+    Some((block.map(|unit| if unit & 0xF800 == 0xD800 { 0xFFFD } else { unit }), true))
+}
+
 /// All ones in each 16-bit lane of `word` whose bits of `mask` are `value`, zeros
 /// in the others.
 #[inline(always)]

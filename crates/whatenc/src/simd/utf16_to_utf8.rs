@@ -425,6 +425,58 @@ fn bmp_run_in_blocks<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> Optio
     })
 }
 
+/// For the UTF-16 decoders in replacement mode, after an error: transcodes the code
+/// units of `src` to UTF-8 eight at a time, each lone surrogate as U+FFFD, while
+/// nine are left (the ninth tells whether a leading surrogate at the eighth is
+/// lone) and `dst` has room as [`bmp_to_utf8`] keeps it; stops before a block with
+/// a surrogate pair (the caller's), and after [`scalar::CALM_BLOCKS`] blocks in a
+/// row without a surrogate (where errors are sparse, [`bmp_to_utf8`] is faster).
+/// The unit before `src` must not be a leading surrogate. Returns (units read,
+/// bytes written).
+#[inline(never)]
+pub(crate) fn bmp_replacing_to_utf8<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    match BlockKernels::choose() {
+        // SAFETY: `choose` picks these only where the CPU has SSSE3, whose block
+        // kernel both use.
+        #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+        BlockKernels::Wide | BlockKernels::Ssse3 => unsafe { replacing_ssse3::<U>(src, dst, min_room) },
+        #[cfg(not(all(target_arch = "x86_64", not(whatenc_portable))))]
+        BlockKernels::Wide | BlockKernels::Ssse3 => unreachable!("x86_64's kernels only"),
+        BlockKernels::Sse2 => replacing_blocks::<U, { BlockKernels::Sse2 as u8 }>(src, dst, min_room),
+        BlockKernels::Portable => replacing_blocks::<U, { BlockKernels::Portable as u8 }>(src, dst, min_room),
+        #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+        BlockKernels::Neon => replacing_blocks::<U, { BlockKernels::Neon as u8 }>(src, dst, min_room),
+    }
+}
+
+/// [`bmp_replacing_to_utf8`]'s loop with the SSSE3 block kernel inlined.
+///
+/// # Safety
+/// The CPU must have SSSE3.
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[target_feature(enable = "ssse3")]
+unsafe fn replacing_ssse3<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    replacing_blocks::<U, { BlockKernels::Ssse3 as u8 }>(src, dst, min_room)
+}
+
+/// [`bmp_replacing_to_utf8`] with the kernels `K` (a [`BlockKernels`] as a number).
+#[inline(always)]
+fn replacing_blocks<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    debug_assert!(min_room <= 8);
+    let (mut read, mut written, mut calm) = (0, 0, 0);
+    while read + 9 <= src.len() && calm < scalar::CALM_BLOCKS {
+        // At most 24 bytes written, so the room before each unit stays at least 8.
+        let Some(out) = dst.get_mut(written..).and_then(|rest| rest.first_chunk_mut::<BLOCK_ROOM>()) else { break };
+        let Some((block, surrogates)) = scalar::lone_surrogates_replaced(src.block(read), src.unit(read + 8)) else {
+            break;
+        };
+        calm = if surrogates { 0 } else { calm + 1 };
+        written += super::block_to_utf8::<K>(block, out);
+        read += 8;
+    }
+    (read, written)
+}
+
 /// [`bmp_run_to_utf8`]'s loop with the SSSE3 block kernel inlined.
 ///
 /// # Safety
@@ -1310,6 +1362,48 @@ mod tests {
                         48
                     };
                     assert_eq!(read, expected, "{label}");
+                }
+            }
+        }
+    }
+
+    /// Dense and sparse surrogates, pairs among them, every length to 100 units and
+    /// rooms around it, both byte orders: the output is the standard library's
+    /// lossy conversion of the blocks taken, and the loop stops where its rule says.
+    #[test]
+    fn replacing_blocks_match_the_standard_library() {
+        for surrogates_in in [3, 5, 40] {
+            for len in 0..100usize {
+                let units = scalar::tests::surrogate_text(len as u64 * 31 + surrogates_in, len, surrogates_in);
+                for be in [false, true] {
+                    let bytes: Vec<u8> =
+                        units.iter().flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
+                    for size in [0, 31, 32, 33, 57, 3 * len, 3 * len + 40] {
+                        let mut out = vec![0u8; size];
+                        let (read, written) = if be {
+                            bmp_replacing_to_utf8(ByteUnits::<true>(&bytes), &mut out, 7)
+                        } else {
+                            bmp_replacing_to_utf8(ByteUnits::<false>(&bytes), &mut out, 7)
+                        };
+                        // The rule, a block at a time.
+                        let (mut expected_read, mut expected, mut calm) = (0, String::new(), 0);
+                        while expected_read + 9 <= len && calm < scalar::CALM_BLOCKS && size - expected.len() >= 32 {
+                            let block = &units[expected_read..expected_read + 9];
+                            let pair = (0..8).any(|k| {
+                                (0xD800..0xDC00).contains(&block[k]) && (0xDC00..0xE000).contains(&block[k + 1])
+                            });
+                            if pair {
+                                break;
+                            }
+                            let surrogates = block[..8].iter().any(|u| (0xD800..0xE000).contains(u));
+                            calm = if surrogates { 0 } else { calm + 1 };
+                            expected.push_str(&String::from_utf16_lossy(&block[..8]));
+                            expected_read += 8;
+                        }
+                        let label = format!("{units:04X?} {be} {size}");
+                        assert_eq!(read, expected_read, "{label}");
+                        assert_eq!(&out[..written], expected.as_bytes(), "{label}");
+                    }
                 }
             }
         }
