@@ -1214,17 +1214,30 @@ pub(super) mod tests {
         assert_eq!((read, &out[..written]), (valid_up_to, &units[..]), "{src:02X?}");
     }
 
+    /// A small deterministic generator (xorshift64*) for the kernels' tests.
+    pub(in super::super) struct Rng(pub(in super::super) u64);
+    impl Rng {
+        pub(in super::super) fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        #[cfg_attr(any(not(any(target_arch = "x86_64", target_arch = "aarch64")), whatenc_portable), allow(dead_code))]
+        pub(in super::super) fn below(&mut self, n: usize) -> usize {
+            (self.next() >> 33) as usize % n
+        }
+    }
+
     /// UTF-16 with surrogates in every arrangement the handler meets (pairs, lone
     /// leading and trailing ones, a pair cut by a block's end), for the kernels that
     /// replace lone surrogates: units drawn from ASCII, other BMP units, leading
     /// and trailing surrogates, about two in `surrogates_in` of them surrogates.
     pub(in super::super) fn surrogate_text(seed: u64, len: usize, surrogates_in: u64) -> Vec<u16> {
-        let mut state = seed | 1;
+        let mut rng = Rng(seed | 1);
         (0..len)
             .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+                let state = rng.next();
                 match (state >> 32) % surrogates_in {
                     0 => 0xD800 + (state % 0x400) as u16,
                     1 => 0xDC00 + (state % 0x400) as u16,

@@ -1413,17 +1413,11 @@ mod tests {
     fn runs_in_blocks_match_the_standard_library() {
         // Runs of every length to 300 units, none a surrogate: ASCII runs, two- and
         // three-byte units, mixed; every room around the run's own at short lengths.
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = scalar::tests::Rng(0x2545_F491_4F6C_DD1D);
         for len in 0..=300usize {
             let units: Vec<u16> = (0..len)
                 .map(|i| {
-                    let r = next();
+                    let r = rng.next();
                     let unit = match (r >> 60, i / 24 % 3) {
                         (_, 0) => (r % 0x80) as u16,
                         (0..=5, _) => (r % 0x80) as u16,

@@ -872,6 +872,7 @@ unsafe fn check_window<K: Windowed>(
 #[cfg(test)]
 pub(super) mod tests {
     use super::super::scalar;
+    use super::super::scalar::tests::Rng;
     use alloc::vec;
     use alloc::vec::Vec;
     use core::mem::MaybeUninit;
@@ -896,20 +897,6 @@ pub(super) mod tests {
             let short = bytes.len() / 2;
             let expected = scalar::utf8_valid_up_to(&bytes[..short]);
             assert_eq!(unsafe { checks.copy_valid_prefix(bytes, &mut out[..short]) }, expected, "{bytes:02X?}");
-        }
-    }
-
-    /// A small deterministic generator (xorshift64*) for the kernels' tests.
-    pub(in super::super) struct Rng(pub(in super::super) u64);
-    impl Rng {
-        pub(in super::super) fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        pub(in super::super) fn below(&mut self, n: usize) -> usize {
-            (self.next() >> 33) as usize % n
         }
     }
 
