@@ -143,11 +143,12 @@ pub(crate) trait Sink {
     /// each lone surrogate as U+FFFD (replacement mode, where an earlier error of
     /// the call was the first), as far as they fit with [`Sink::STEP`] room to
     /// spare, in blocks (the rest is the caller's); the unit before `src` must not be
-    /// a leading surrogate. Returns the bytes consumed. Where
+    /// a leading surrogate. Returns the bytes consumed, and whether to go on so
+    /// (lone surrogates were among them: errors are dense here). Where
     /// [`Sink::REPLACES_LONE_SURROGATES`] is false, nothing.
-    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> usize {
+    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> (usize, bool) {
         let _ = (src, big_endian);
-        0
+        (0, false)
     }
 }
 
@@ -346,7 +347,7 @@ impl Sink for Utf8Sink<'_> {
     }
     const REPLACES_LONE_SURROGATES: bool = true;
     #[inline]
-    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> usize {
+    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> (usize, bool) {
         let out = &mut self.buf[self.pos..];
         let (units, written) = if big_endian {
             crate::simd::bmp_replacing_to_utf8(crate::simd::ByteUnits::<true>(src), out, Self::STEP)
@@ -354,7 +355,8 @@ impl Sink for Utf8Sink<'_> {
             crate::simd::bmp_replacing_to_utf8(crate::simd::ByteUnits::<false>(src), out, Self::STEP)
         };
         self.pos += written;
-        2 * units
+        // It stops at a calm stretch (or a pair): the bulk loop until the next error.
+        (2 * units, false)
     }
 }
 
@@ -466,15 +468,15 @@ impl Sink for Utf16Sink<'_> {
     }
     const REPLACES_LONE_SURROGATES: bool = true;
     #[inline]
-    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> usize {
+    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> (usize, bool) {
         let steps = self.bmp_steps();
-        let n = crate::simd::utf16_bytes_replacing_lone_surrogates(
+        let (n, lone_seen) = crate::simd::utf16_bytes_replacing_lone_surrogates(
             src,
             &mut self.buf[self.pos..self.pos + steps],
             big_endian,
         );
         self.pos += n;
-        2 * n
+        (2 * n, lone_seen)
     }
 }
 

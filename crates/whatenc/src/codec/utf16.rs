@@ -133,10 +133,10 @@ impl Utf16Decoder {
                 if REPLACE && S::REPLACES_LONE_SURROGATES && dense {
                     // The first error of the call is behind: the lone surrogates
                     // replaced in bulk need no place.
-                    pos += dst.copy_utf16_replacing(&src[pos..], self.is_be);
-                    // It stopped at a calm stretch (or the end): the bulk copy until
-                    // the next error.
-                    dense = false;
+                    let (read, go_on) = dst.copy_utf16_replacing(&src[pos..], self.is_be);
+                    pos += read;
+                    // Else the bulk copy until the next error.
+                    dense = go_on;
                 } else {
                     pos += self.copy_bmp_run(&src[pos..], dst);
                 }

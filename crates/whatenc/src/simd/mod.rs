@@ -159,7 +159,7 @@ sse2_or_portable! {
     fn decode_table_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256], start: u8, len: u8, delta: u16) -> usize;
     fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize;
     fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
-    fn utf16_bytes_replacing_lone_surrogates(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
+    fn utf16_bytes_replacing_lone_surrogates(src: &[u8], dst: &mut [u16], big_endian: bool) -> (usize, bool);
 }
 
 pub(crate) use scalar::find_byte;

@@ -506,19 +506,21 @@ pub(super) fn utf16_bytes_to_units_loop<const HAND_OFF: bool>(src: &[u8], dst: &
 /// Twin of [`super::scalar::utf16_bytes_replacing_lone_surrogates`]: eight units a
 /// step, the units before and after each read as the same bytes shifted by a unit.
 #[inline]
-pub(crate) fn utf16_bytes_replacing_lone_surrogates(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize {
+pub(crate) fn utf16_bytes_replacing_lone_surrogates(src: &[u8], dst: &mut [u16], big_endian: bool) -> (usize, bool) {
+    let span = dst.len().min(super::scalar::REPLACING_SPAN);
+    let dst = &mut dst[..span];
     let mut n = 0;
     // Lane 0 all ones when the unit before the block leads a pair.
     let mut lead_before = 0i32;
-    // Blocks in a row without a surrogate.
-    let mut calm = 0;
+    // SAFETY: SSE2 is x86_64's baseline.
+    let mut lone_seen = unsafe { _mm_setzero_si128() };
     while let (Some(bytes), Some(out)) = (
         src.get(2 * n..).and_then(|rest| rest.first_chunk::<18>()),
         dst.get_mut(n..).and_then(|rest| rest.first_chunk_mut::<8>()),
     ) {
         // SAFETY: `bytes` holds 18 readable bytes (the block's and the next unit's),
         // `out` 8 writable units (16 bytes). SSE2 is x86_64's baseline.
-        let (pair_out, any_surrogate) = unsafe {
+        let pair_out = unsafe {
             let units = load_units(&bytes[..16], big_endian);
             let next = load_units(&bytes[2..], big_endian);
             let high = _mm_set1_epi16(0xFC00u16 as i16);
@@ -530,24 +532,18 @@ pub(crate) fn utf16_bytes_replacing_lone_surrogates(src: &[u8], dst: &mut [u16],
             let written =
                 _mm_or_si128(_mm_andnot_si128(lone, units), _mm_and_si128(lone, _mm_set1_epi16(0xFFFDu16 as i16)));
             _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), written);
-            let surrogate = _mm_cmpeq_epi16(
-                _mm_and_si128(units, _mm_set1_epi16(0xF800u16 as i16)),
-                _mm_set1_epi16(0xD800u16 as i16),
-            );
-            (_mm_movemask_epi8(_mm_and_si128(lead, next_trail)) >> 15 != 0, _mm_movemask_epi8(surrogate) != 0)
+            lone_seen = _mm_or_si128(lone_seen, lone);
+            _mm_movemask_epi8(_mm_and_si128(lead, next_trail)) >> 15 != 0
         };
         lead_before = if pair_out { 0xFFFF } else { 0 };
         n += 8;
-        calm = if any_surrogate { 0 } else { calm + 1 };
-        if calm == super::scalar::CALM_BLOCKS {
-            break;
-        }
     }
     if lead_before != 0 {
         // The last block's last unit leads a pair whose trailing unit is past it.
         n -= 1;
     }
-    n
+    // SAFETY: SSE2 is x86_64's baseline.
+    (n, unsafe { _mm_movemask_epi8(lone_seen) } != 0)
 }
 
 /// Twin of [`super::scalar::utf16_bytes_ascii_to_bytes`].
@@ -768,11 +764,12 @@ mod tests {
     /// Runs longer than `LONG_RUN` go on in `long_run`: AVX2 or SSE2, by the cap (the
     /// narrowing kernels' longer runs are tested below).
     /// The SSE2 kernel against the handler's rule (through the scalar twin's test
-    /// helpers): every length to 120 units, rooms around it, both byte orders.
+    /// helpers): every length to 120 units and a few around the span, rooms around
+    /// them, both byte orders.
     #[test]
     fn replacing_lone_surrogates_matches_the_handler() {
         for surrogates_in in [3, 6, 40] {
-            for len in 0..120 {
+            for len in (0..120).chain([511, 512, 513, 520, 1100]) {
                 let units = scalar::tests::surrogate_text(len as u64 * 104_729 + surrogates_in, len, surrogates_in);
                 for big_endian in [false, true] {
                     let bytes: alloc::vec::Vec<u8> = units
@@ -781,9 +778,11 @@ mod tests {
                         .collect();
                     for room in [0, 8, 9, 16, 31, len.saturating_sub(1), len, len + 8] {
                         let mut out = alloc::vec![0u16; room];
-                        let n = super::utf16_bytes_replacing_lone_surrogates(&bytes, &mut out, big_endian);
-                        let (expected_n, expected_out) = scalar::tests::replacing_lone_surrogates_naive(&units, room);
-                        assert_eq!(n, expected_n, "{units:04X?} {room} {big_endian}");
+                        let got = super::utf16_bytes_replacing_lone_surrogates(&bytes, &mut out, big_endian);
+                        let (expected_n, expected_seen, expected_out) =
+                            scalar::tests::replacing_lone_surrogates_naive(&units, room);
+                        assert_eq!(got, (expected_n, expected_seen), "{units:04X?} {room} {big_endian}");
+                        let n = got.0;
                         assert_eq!(out[..n], expected_out[..], "{units:04X?} {room} {big_endian}");
                     }
                 }
