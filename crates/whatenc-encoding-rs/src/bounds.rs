@@ -149,7 +149,7 @@ impl Decoder {
     fn iso_2022_jp_extra(&self) -> usize {
         let held = self.held();
         let (lead, output) = self.native.iso_2022_jp_lead_and_output().unwrap_or((0, false));
-        let (lead, output) = (usize::from(lead != 0), usize::from(output));
+        let (lead, output) = (usize::from(lead != 0), usize::from(output || self.iso_kept_output));
         let (_, start, end) = self.replay();
         match held {
             // Bytes BOM sniffing held back, decoded in part: encoding_rs counts one

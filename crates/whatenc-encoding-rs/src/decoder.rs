@@ -143,6 +143,10 @@ pub struct Decoder {
     /// a leading surrogate; ISO-2022-JP: the byte after `ESC`), which encoding_rs
     /// decodes before reading more input.
     pub(crate) unit_held: bool,
+    /// ISO-2022-JP: the output flag encoding_rs keeps where the stream ended
+    /// right after `ESC` (an error; the standard, and the native decoder, unset the
+    /// flag there, encoding_rs leaves it as it was), until more input is read.
+    pub(crate) iso_kept_output: bool,
 }
 
 /// An output buffer of a decoding call: `[u8]`, `[u16]`, `str` or `String`.
@@ -474,6 +478,7 @@ impl Decoder {
             owed_replacement: false,
             requeued: false,
             unit_held: false,
+            iso_kept_output: false,
         }
     }
 
@@ -570,6 +575,7 @@ impl Decoder {
         self.native_fed += progress.read as u64;
         if progress.read != 0 {
             self.last_fed = src[progress.read - 1];
+            self.iso_kept_output = false;
         }
         progress
     }
@@ -794,6 +800,10 @@ impl Decoder {
             let input = if from_replay { &held[start..end] } else { &src[read..] };
             let input_last = last && (!from_replay || read == src.len());
             let fed_before = self.native_fed;
+            // ISO-2022-JP at the end of the stream: the state before, for the output
+            // flag at an `ESC` there (see `iso_kept_output`).
+            let iso_before =
+                (input_last && self.native.encoding() == whatenc::ISO_2022_JP).then(|| self.native.clone());
             let progress = self.raw(input, dst, written, input_last, from_replay && self.requeued);
             if from_replay {
                 self.replayed += progress.read as u8;
@@ -840,6 +850,19 @@ impl Decoder {
                         let progress = self.feed(&src[read..read + 1], dst, written, 0, false);
                         read += progress.read;
                         after = progress.read as u8;
+                    }
+                    if let Some(mut before) = iso_before.filter(|_| {
+                        error.len == 1 && after == 0 && self.last_fed == 0x1B && progress.read == input.len()
+                    }) {
+                        // The stream ended right after `ESC`: encoding_rs's output flag
+                        // stays as it was at the `ESC` (what the bytes before it in this
+                        // call left; `ESC` itself does not change it).
+                        let mut rest = &input[..progress.read.saturating_sub(1)];
+                        let mut scratch = [0u16; 64];
+                        while !rest.is_empty() {
+                            rest = &rest[before.decode_to_utf16(rest, &mut scratch, false).read..];
+                        }
+                        self.iso_kept_output = before.iso_2022_jp_lead_and_output().is_some_and(|(_, output)| output);
                     }
                     self.unit_held = (utf16 && after == 2) || (iso && put_back > 0 && error.len != 3);
                     self.restored = after;
