@@ -241,16 +241,9 @@ impl Sink for Utf8Sink<'_> {
     }
     #[inline(always)]
     fn copy_utf8_prefix(&mut self, src: &[u8]) -> usize {
-        use crate::simd::scalar::{SHORT_UTF8, short_utf8_valid_up_to};
-        // An error in the first bytes (text of errors, as a legacy encoding taken for
-        // UTF-8) is found without the vector kernels' set-up: an error before the
-        // last three bytes of the head is one whatever follows it.
-        // Past the head, the one-pass kernel goes on from where the look stopped (a
-        // character boundary), not from the start again.
-        let head = &src[..src.len().min(SHORT_UTF8)];
-        let valid = short_utf8_valid_up_to(head);
+        let (valid, settled) = crate::simd::scalar::utf8_head(src);
         self.copy_utf8(&src[..valid]);
-        if valid + 3 < head.len() || head.len() == src.len() {
+        if settled {
             return valid;
         }
         let more = crate::simd::copy_valid_utf8_prefix(&src[valid..], &mut self.buf[self.pos..]);

@@ -340,19 +340,15 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
 }
 
 /// [`push_valid_utf8_prefix`] after an error, where another error is likely close (text
-/// of errors, as a legacy encoding taken for UTF-8): the first [`scalar::SHORT_UTF8`]
-/// bytes are looked at by the scalar check alone, without the kernels' set-up, and
-/// only past them does the one-pass kernel go on, from where the look stopped.
+/// of errors, as a legacy encoding taken for UTF-8): [`scalar::utf8_head`] first.
 #[inline]
 pub(crate) fn push_valid_utf8_prefix_after_error(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
-    let head = &src[..src.len().min(scalar::SHORT_UTF8)];
-    let valid = scalar::short_utf8_valid_up_to(head);
+    let (valid, settled) = scalar::utf8_head(src);
     // SAFETY: `short_utf8_valid_up_to` (tested against `core::str::from_utf8`) found
     // the first `valid` bytes valid.
-    dst.push_str(unsafe { core::str::from_utf8_unchecked(&head[..valid]) });
-    // An error before the last three bytes of the head is one whatever follows it.
-    if valid + 3 < head.len() || head.len() == src.len() {
+    dst.push_str(unsafe { core::str::from_utf8_unchecked(&src[..valid]) });
+    if settled {
         return valid;
     }
     valid + push_valid_utf8_prefix(dst, &src[valid..])

@@ -1166,6 +1166,20 @@ pub(crate) fn short_utf8_valid_up_to(bytes: &[u8]) -> usize {
 /// with UTF-8 check kernels.
 pub(crate) const SHORT_UTF8: usize = 64;
 
+/// The look at the first [`SHORT_UTF8`] bytes of UTF-8 that the copies of a valid
+/// prefix take before their one-pass kernels where an error is likely close (text
+/// of errors, as a legacy encoding taken for UTF-8): an error there is found
+/// without the kernels' set-up. Returns the valid bytes at the start, and whether
+/// that settles the prefix: an error before the head's last three bytes is one
+/// whatever follows it, and a head that is all of `src` has nothing after it.
+/// Otherwise the kernel goes on from there (a character boundary).
+#[inline]
+pub(crate) fn utf8_head(src: &[u8]) -> (usize, bool) {
+    let head = &src[..src.len().min(SHORT_UTF8)];
+    let valid = short_utf8_valid_up_to(head);
+    (valid, valid + 3 < head.len() || head.len() == src.len())
+}
+
 /// The length of the longest valid UTF-8 prefix of `bytes` (as
 /// `Utf8Error::valid_up_to`): the twin of the UTF-8 validation kernels.
 // Only the AVX-512 and AVX2 kernels' tests use it.
