@@ -125,8 +125,9 @@ impl Utf16Decoder {
                 return (error, pos);
             }
         }
-        // Whether an error was replaced in this call: from then on, where the sink
-        // can, lone surrogates are replaced in bulk (an error is seldom alone).
+        // Whether to replace lone surrogates in bulk, where the sink can: from an
+        // error replaced in this call on (an error is seldom alone), for as long as
+        // the bulk replacement keeps meeting them.
         let mut dense = false;
         loop {
             if self.leading_surrogate.is_none() {
