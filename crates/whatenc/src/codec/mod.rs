@@ -137,19 +137,13 @@ pub(crate) trait Sink {
     /// while they are not surrogates, as far as they fit with [`Sink::STEP`] room to
     /// spare for the next step; returns the bytes consumed (always even).
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize;
-    /// Whether [`Sink::copy_utf16_replacing`] writes anything.
-    const REPLACES_LONE_SURROGATES: bool = false;
     /// Writes the code units at the start of UTF-16 bytes (big- or little-endian),
     /// each lone surrogate as U+FFFD (replacement mode, where an earlier error of
     /// the call was the first), as far as they fit with [`Sink::STEP`] room to
     /// spare, in blocks (the rest is the caller's); the unit before `src` must not be
     /// a leading surrogate. Returns the bytes consumed, and whether to go on so
-    /// (lone surrogates were among them: errors are dense here). Where
-    /// [`Sink::REPLACES_LONE_SURROGATES`] is false, nothing.
-    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> (usize, bool) {
-        let _ = (src, big_endian);
-        (0, false)
-    }
+    /// (lone surrogates were among them: errors are dense here).
+    fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> (usize, bool);
 }
 
 /// The first two bytes of the three-byte UTF-8 form of the code points `i << 6` to
@@ -165,8 +159,9 @@ static THREE_BYTE_HEADS: [u16; 1024] = {
     heads
 };
 
-/// The code units of UTF-16 input that [`Utf8Sink::copy_utf16_bmp`] takes one at a
-/// time before its vector loops.
+/// The code units of UTF-16 input that [`Utf8Sink::copy_utf16_bmp`] takes before
+/// its vector loops, which look hundreds of units ahead to choose their kernels:
+/// through the block kernels alone (one at a time at the portable tier).
 const HEAD_UNITS: usize = 256;
 
 /// The fewest units of [`Utf8Sink::copy_utf16_bmp`]'s head that go through the
@@ -338,7 +333,6 @@ impl Sink for Utf8Sink<'_> {
         self.pos += written;
         read + 2 * units
     }
-    const REPLACES_LONE_SURROGATES: bool = true;
     #[inline]
     fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> (usize, bool) {
         let out = &mut self.buf[self.pos..];
@@ -459,7 +453,6 @@ impl Sink for Utf16Sink<'_> {
         self.pos += n;
         2 * n
     }
-    const REPLACES_LONE_SURROGATES: bool = true;
     #[inline]
     fn copy_utf16_replacing(&mut self, src: &[u8], big_endian: bool) -> (usize, bool) {
         let steps = self.bmp_steps();

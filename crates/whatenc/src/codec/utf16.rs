@@ -125,13 +125,13 @@ impl Utf16Decoder {
                 return (error, pos);
             }
         }
-        // Whether to replace lone surrogates in bulk, where the sink can: from an
-        // error replaced in this call on (an error is seldom alone), for as long as
-        // the bulk replacement keeps meeting them.
+        // Whether to replace lone surrogates in bulk: from an error replaced in this
+        // call on (an error is seldom alone), for as long as the bulk replacement
+        // keeps meeting them.
         let mut dense = false;
         loop {
             if self.leading_surrogate.is_none() {
-                if REPLACE && S::REPLACES_LONE_SURROGATES && dense {
+                if REPLACE && dense {
                     // The first error of the call is behind: the lone surrogates
                     // replaced in bulk need no place.
                     let (read, go_on) = dst.copy_utf16_replacing(&src[pos..], self.is_be);

@@ -345,8 +345,8 @@ pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
 pub(crate) fn push_valid_utf8_prefix_after_error(dst: &mut String, src: &[u8]) -> usize {
     let src = &src[..src.len().min(dst.capacity() - dst.len())];
     let (valid, settled) = scalar::utf8_head(src);
-    // SAFETY: `short_utf8_valid_up_to` (tested against `core::str::from_utf8`) found
-    // the first `valid` bytes valid.
+    // SAFETY: `utf8_head` (through `short_utf8_valid_up_to`, tested against
+    // `core::str::from_utf8`) found the first `valid` bytes valid.
     dst.push_str(unsafe { core::str::from_utf8_unchecked(&src[..valid]) });
     if settled {
         return valid;
