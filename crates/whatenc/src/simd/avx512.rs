@@ -88,19 +88,27 @@ unsafe fn block_errors(p: *const u8, bytes: __m512i) -> __m512i {
     _mm512_ternarylogic_epi32::<0x78>(kinds, inside, _mm512_set1_epi8(TWO_CONTINUATIONS as i8))
 }
 
+/// The bytes of a block that show errors in its [`block_errors`]: a bit each.
+#[inline]
+#[target_feature(enable = "avx512bw")]
+fn error_bits(errors: __m512i) -> u64 {
+    _mm512_test_epi8_mask(errors, errors)
+}
+
 /// Whether a vector of [`block_errors`] shows any.
 #[inline]
 #[target_feature(enable = "avx512bw")]
 fn any(errors: __m512i) -> bool {
-    _mm512_test_epi8_mask(errors, errors) != 0
+    error_bits(errors) != 0
 }
 
 /// ASCII dense steps in a row (1 KiB) that switch back to the windows.
 const RUN: usize = 2;
 
 /// One step of the main loop: the `N` blocks at `pos`, checked unless they are ASCII
-/// after ASCII, copied to `dst` when `COPY`. `None` when they show an error;
-/// otherwise whether they had to be checked. `open` is nonzero when one of the three
+/// after ASCII, copied to `dst` when `COPY`. `Err(at)` when they show an error:
+/// with `COPY`, at the first byte that shows one, with the blocks up to its own
+/// copied (as `utf8_check`'s `first_error` places it); else at `pos`. Otherwise whether they had to be checked. `open` is nonzero when one of the three
 /// bytes before `pos` is not ASCII (their sign bits), and is updated.
 ///
 /// # Safety
@@ -113,7 +121,7 @@ unsafe fn step<const N: usize, const COPY: bool>(
     dst: *mut u8,
     pos: usize,
     open: &mut u64,
-) -> Option<bool> {
+) -> Result<bool, usize> {
     // SAFETY: the caller makes `pos - 3 .. pos + N * 64` readable.
     let p = unsafe { src.add(pos) };
     let mut blocks = [_mm512_set1_epi8(0); N];
@@ -132,7 +140,20 @@ unsafe fn step<const N: usize, const COPY: bool>(
             errors = _mm512_or_si512(errors, unsafe { block_errors(p.add(i * BLOCK), block) });
         }
         if any(errors) {
-            return None;
+            if !COPY {
+                return Err(pos);
+            }
+            for (i, &block) in blocks.iter().enumerate() {
+                let at = pos + i * BLOCK;
+                // SAFETY: as above, and `dst` has room for `pos + N * 64` bytes.
+                let errors = unsafe {
+                    _mm512_storeu_epi8(dst.add(at).cast(), block);
+                    error_bits(block_errors(src.add(at), block))
+                };
+                if errors != 0 {
+                    return Err(at + errors.trailing_zeros() as usize);
+                }
+            }
         }
         *open = _mm512_movepi8_mask(blocks[N - 1]) >> (BLOCK - 3);
     }
@@ -142,7 +163,7 @@ unsafe fn step<const N: usize, const COPY: bool>(
             unsafe { _mm512_storeu_epi8(dst.add(pos + i * BLOCK).cast(), block) };
         }
     }
-    Some(checked)
+    Ok(checked)
 }
 
 /// Per byte of a block, the largest value that leaves no sequence open at the end of
@@ -216,7 +237,7 @@ impl Windowed for Kernel {
         let mut open = u64::from(open);
         // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE * 64` is inside `src`,
         // and the CPU has AVX512BW and AVX512VBMI; no copy.
-        let checked = unsafe { step::<DENSE, false>(src.as_ptr(), core::ptr::null_mut(), pos, &mut open) }?;
+        let checked = unsafe { step::<DENSE, false>(src.as_ptr(), core::ptr::null_mut(), pos, &mut open) }.ok()?;
         Some((checked, open != 0))
     }
 }
@@ -240,15 +261,19 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         // AVX512VBMI: this function enables them, and its callers checked.
         let bytes = unsafe { load(padded.as_ptr().add(3)) };
         let high = _mm512_movepi8_mask(bytes);
-        // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and its
-        // callers checked.
-        if high != 0 && any(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
-            return Err(0);
-        }
         if COPY {
             // SAFETY: `dst` has room for `len >= 64` bytes. The CPU has AVX512BW and AVX512VBMI: this
             // function enables them, and its callers checked.
             unsafe { _mm512_storeu_epi8(dst.cast(), bytes) };
+        }
+        if high != 0 {
+            // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and
+            // its callers checked.
+            let errors = error_bits(unsafe { block_errors(padded.as_ptr().add(3), bytes) });
+            if errors != 0 {
+                // At the first byte that shows an error, as `step` places it.
+                return Err(errors.trailing_zeros() as usize);
+            }
         }
         ascii_before = high >> (BLOCK - 3) == 0;
         pos = BLOCK;
@@ -259,9 +284,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             // SAFETY: `pos - 3 .. pos + 256` is inside `src` (pos >= 64), and `dst` has
             // room for `len` bytes. The CPU has AVX512BW and AVX512VBMI: this function
             // enables them, and its callers checked.
-            if unsafe { step::<COPY_STEP, COPY>(base, dst, pos, &mut open) }.is_none() {
-                return Err(pos);
-            }
+            unsafe { step::<COPY_STEP, COPY>(base, dst, pos, &mut open) }?;
             pos += COPY_STEP * BLOCK;
         }
         if !COPY {
@@ -277,18 +300,19 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             let p = unsafe { base.add(pos) };
             let bytes = unsafe { load(p) };
             let high = _mm512_movepi8_mask(bytes);
-            if high != 0 || !ascii_before {
-                // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and
-                // its callers checked.
-                if any(unsafe { block_errors(p, bytes) }) {
-                    return Err(pos);
-                }
-                ascii_before = high >> (BLOCK - 3) == 0;
-            }
             if COPY {
                 // SAFETY: `dst` has room for `len` bytes. The CPU has AVX512BW and AVX512VBMI: this
                 // function enables them, and its callers checked.
                 unsafe { _mm512_storeu_epi8(dst.add(pos).cast(), bytes) };
+            }
+            if high != 0 || !ascii_before {
+                // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and
+                // its callers checked.
+                let errors = error_bits(unsafe { block_errors(p, bytes) });
+                if errors != 0 {
+                    return Err(pos + errors.trailing_zeros() as usize);
+                }
+                ascii_before = high >> (BLOCK - 3) == 0;
             }
             pos += BLOCK;
         }
