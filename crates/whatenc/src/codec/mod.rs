@@ -395,12 +395,12 @@ impl Sink for Utf16Sink<'_> {
     #[inline(always)]
     fn copy_utf8_prefix(&mut self, src: &[u8]) -> usize {
         // An error in the first bytes (text of errors, as a legacy encoding taken for
-        // UTF-8) is found by the scalar pass alone, without the tier's set-up: an
-        // error before the last three bytes of the head is one whatever follows it.
+        // UTF-8) is found by the scalar pass alone, without the tier's set-up: the
+        // look of `scalar::utf8_head`, with the pass that decodes as it checks.
         let head = &src[..src.len().min(crate::simd::scalar::SHORT_UTF8)];
         let (mut read, written) = crate::simd::scalar::utf8_prefix_to_utf16(head, &mut self.buf[self.pos..]);
         self.pos += written;
-        if read + 3 >= head.len() && head.len() < src.len() {
+        if !crate::simd::scalar::utf8_head_settles(read, head.len(), src.len()) {
             let (more, written) = crate::simd::utf8_prefix_to_utf16(&src[read..], &mut self.buf[self.pos..]);
             self.pos += written;
             read += more;

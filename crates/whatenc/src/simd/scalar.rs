@@ -1170,14 +1170,23 @@ pub(crate) const SHORT_UTF8: usize = 64;
 /// prefix take before their one-pass kernels where an error is likely close (text
 /// of errors, as a legacy encoding taken for UTF-8): an error there is found
 /// without the kernels' set-up. Returns the valid bytes at the start, and whether
-/// that settles the prefix: an error before the head's last three bytes is one
-/// whatever follows it, and a head that is all of `src` has nothing after it.
-/// Otherwise the kernel goes on from there (a character boundary).
+/// that settles the prefix ([`utf8_head_settles`]). Otherwise the kernel goes on
+/// from there (a character boundary).
 #[inline]
 pub(crate) fn utf8_head(src: &[u8]) -> (usize, bool) {
     let head = &src[..src.len().min(SHORT_UTF8)];
     let valid = short_utf8_valid_up_to(head);
-    (valid, valid + 3 < head.len() || head.len() == src.len())
+    (valid, utf8_head_settles(valid, head.len(), src.len()))
+}
+
+/// Whether `valid` bytes of a head of `head` bytes (the first of `len`) that are
+/// valid UTF-8 settle the valid prefix of all `len`: an error before the head's
+/// last three bytes is one whatever follows it, and a head that is all of the
+/// input has nothing after it. The rule of [`utf8_head`], and of the look that
+/// decoding to UTF-16 takes with its own scalar pass.
+#[inline(always)]
+pub(crate) fn utf8_head_settles(valid: usize, head: usize, len: usize) -> bool {
+    valid + 3 < head || head == len
 }
 
 /// The length of the longest valid UTF-8 prefix of `bytes` (as
