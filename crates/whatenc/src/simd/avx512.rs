@@ -102,6 +102,27 @@ fn any(errors: __m512i) -> bool {
     error_bits(errors) != 0
 }
 
+/// Where the first error at or after `at` shows, when `windows` found one in the
+/// window or step that starts at `at` (`at >= 3`): as `utf8_check`'s `error_after`,
+/// with blocks of 64 bytes.
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+fn error_after(src: &[u8], at: usize) -> usize {
+    let mut pos = at;
+    while pos >= 3 && pos + BLOCK <= src.len() {
+        // SAFETY: `pos - 3 .. pos + 64` is inside `src`. The CPU has AVX512BW and
+        // AVX512VBMI: this function enables them, and its callers checked.
+        let errors = unsafe {
+            let p = src.as_ptr().add(pos);
+            error_bits(block_errors(p, load(p)))
+        };
+        if errors != 0 {
+            return pos + errors.trailing_zeros() as usize;
+        }
+        pos += BLOCK;
+    }
+    at
+}
+
 /// ASCII dense steps in a row (1 KiB) that switch back to the windows.
 const RUN: usize = 2;
 
@@ -290,7 +311,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         if !COPY {
             // SAFETY: `pos >= BLOCK >= 3`. The CPU has AVX512BW and AVX512VBMI: this
             // function enables them, and its callers checked.
-            let (at, ends_open) = unsafe { windows(&mut Kernel, src, pos, RUN) }?;
+            let (at, ends_open) = unsafe { windows(&mut Kernel, src, pos, RUN) }.map_err(|at| error_after(src, at))?;
             (pos, open) = (at, u64::from(ends_open));
         }
         ascii_before = open == 0;
