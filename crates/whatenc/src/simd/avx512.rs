@@ -12,8 +12,9 @@
 //! and three back tell. A byte cut off by the end of the input meets the ASCII zero
 //! padding after it and shows as one of these errors there.
 //!
-//! The bytes before a block are read from memory (the first block and the tail go
-//! through a zero-padded copy), never carried in a register. The main loop is the
+//! The bytes before a block are read from memory, never carried in a register; the
+//! first block's are its own moved up by `vpermb` (zeros before the input), and the
+//! tail's masked loads keep zeros after the input. The main loop is the
 //! AVX2 kernel's ([`super::utf8_check::windows`], see [`super::avx2`]), with chunks of
 //! one block, sparse steps of two and dense steps of eight (512 bytes), which it
 //! turns to where half the chunks of a window are not ASCII (its dense steps cost
@@ -22,8 +23,8 @@
 
 use super::utf8_check::{COPY_STEP, Checks, DENSE, TWO_CONTINUATIONS, Windowed, ends_inside, table, windows};
 use core::arch::x86_64::{
-    __m512i, _mm512_loadu_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
-    _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_subs_epu8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask,
+    __m512i, _mm512_loadu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_permutexvar_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
+    _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_sub_epi8, _mm512_subs_epu8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask,
 };
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX-512,
@@ -66,6 +67,14 @@ unsafe fn block_errors(p: *const u8, bytes: __m512i) -> __m512i {
     // SAFETY: the caller makes `p - 3 .. p + 64` readable. The CPU has AVX512BW and AVX512VBMI: this
     // function enables them, and its callers checked.
     let (prev1, prev2, prev3) = unsafe { (load(p.sub(1)), load(p.sub(2)), load(p.sub(3))) };
+    errors_of(bytes, prev1, prev2, prev3)
+}
+
+/// The errors of the block `bytes` (as [`block_errors`]), given the bytes one, two and
+/// three before each of its bytes.
+#[inline]
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+fn errors_of(bytes: __m512i, prev1: __m512i, prev2: __m512i, prev3: __m512i) -> __m512i {
     // SAFETY: the tables are 64 bytes each. The CPU has AVX512BW, AVX512VBMI: this function enables
     // it, and its callers checked.
     let (prev_high_t, prev_low_t, own_high_t) =
@@ -86,6 +95,39 @@ unsafe fn block_errors(p: *const u8, bytes: __m512i) -> __m512i {
     // kinds ^ (inside & 0x80): TWO_CONTINUATIONS, the sign bit, is an error exactly
     // where it is not due.
     _mm512_ternarylogic_epi32::<0x78>(kinds, inside, _mm512_set1_epi8(TWO_CONTINUATIONS as i8))
+}
+
+/// The errors of a block that starts the input (as [`block_errors`]), with zeros
+/// before it: the bytes before each are its own, moved up one, two and three lanes by
+/// `vpermb` with zeros in the first lanes, not read back from a copy in memory
+/// (a store that a wider, offset load waited for, at the start of each call).
+#[inline]
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+fn first_block_errors(bytes: __m512i) -> __m512i {
+    // SAFETY: `LANES` has 64 bytes. The CPU has AVX512BW and AVX512VBMI: this function
+    // enables them, and its callers checked.
+    let lanes = unsafe { load(LANES.as_ptr()) };
+    let before = |k: u8| {
+        _mm512_maskz_permutexvar_epi8(u64::MAX << k, _mm512_sub_epi8(lanes, _mm512_set1_epi8(k as i8)), bytes)
+    };
+    errors_of(bytes, before(1), before(2), before(3))
+}
+
+/// The lane numbers 0 to 63.
+static LANES: [u8; BLOCK] = {
+    let mut lanes = [0; BLOCK];
+    let mut i = 0;
+    while i < BLOCK {
+        lanes[i] = i as u8;
+        i += 1;
+    }
+    lanes
+};
+
+/// The first `n` lanes (all for `n >= 64`).
+#[inline(always)]
+fn lanes_below(n: usize) -> u64 {
+    if n >= BLOCK { u64::MAX } else { (1 << n) - 1 }
 }
 
 /// The bytes of a block that show errors in its [`block_errors`]: a bit each.
@@ -271,16 +313,13 @@ impl Windowed for Kernel {
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     let len = src.len();
     let base = src.as_ptr();
-    // The first block and the tail go through this: three bytes before, 64 after.
-    let mut padded = [0u8; 3 + BLOCK];
     let mut pos = 0;
     // Whether the last three bytes before `pos` are ASCII.
     let mut ascii_before = true;
     if len >= BLOCK {
-        padded[3..].copy_from_slice(&src[..BLOCK]);
-        // SAFETY: `padded` holds the block and three zeros before it. The CPU has AVX512BW and
-        // AVX512VBMI: this function enables them, and its callers checked.
-        let bytes = unsafe { load(padded.as_ptr().add(3)) };
+        // SAFETY: `src` holds 64 bytes or more. The CPU has AVX512BW and AVX512VBMI: this
+        // function enables them, and its callers checked.
+        let bytes = unsafe { load(base) };
         let high = _mm512_movepi8_mask(bytes);
         if COPY {
             // SAFETY: `dst` has room for `len >= 64` bytes. The CPU has AVX512BW and AVX512VBMI: this
@@ -288,9 +327,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             unsafe { _mm512_storeu_epi8(dst.cast(), bytes) };
         }
         if high != 0 {
-            // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and
-            // its callers checked.
-            let errors = error_bits(unsafe { block_errors(padded.as_ptr().add(3), bytes) });
+            let errors = error_bits(first_block_errors(bytes));
             if errors != 0 {
                 // At the first byte that shows an error, as `step` places it.
                 return Err(errors.trailing_zeros() as usize);
@@ -339,19 +376,30 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         }
     }
     if pos < len {
-        // The tail, shorter than a block, with zeros after it: a sequence cut by the
-        // end meets them and shows as an error.
-        let before = pos.min(3);
-        padded = [0u8; 3 + BLOCK];
-        padded[3 - before..3 + len - pos].copy_from_slice(&src[pos - before..]);
-        // SAFETY: `padded` holds the tail, zeros after it and three bytes before. The CPU has
-        // AVX512BW and AVX512VBMI: this function enables them, and its callers checked.
-        let bytes = unsafe { load(padded.as_ptr().add(3)) };
+        // The tail, shorter than a block, loaded with zeros after it (masked loads read
+        // only the lanes they keep): a sequence cut by the end meets them and shows as
+        // an error.
+        let rest = len - pos;
+        let p = base.wrapping_add(pos);
+        // SAFETY: the lanes loaded are `src[pos..]`. The CPU has AVX512BW and AVX512VBMI:
+        // this function enables them, and its callers checked.
+        let bytes = unsafe { _mm512_maskz_loadu_epi8(lanes_below(rest), p.cast()) };
         let high = _mm512_movepi8_mask(bytes);
-        // SAFETY: as above. The CPU has AVX512BW and AVX512VBMI: this function enables them, and its
-        // callers checked.
-        if (high != 0 || !ascii_before) && any(unsafe { block_errors(padded.as_ptr().add(3), bytes) }) {
-            return Err(pos);
+        if high != 0 || !ascii_before {
+            let errors = if pos == 0 {
+                first_block_errors(bytes)
+            } else {
+                // The bytes before each, from memory: `pos >= 64`, and each load keeps
+                // the lanes from `k` bytes before `pos` to the end.
+                // SAFETY: the lanes loaded are `src[pos - k..]`. The CPU has AVX512BW and
+                // AVX512VBMI: this function enables them, and its callers checked.
+                let before =
+                    |k: usize| unsafe { _mm512_maskz_loadu_epi8(lanes_below(rest + k), p.wrapping_sub(k).cast()) };
+                errors_of(bytes, before(1), before(2), before(3))
+            };
+            if any(errors) {
+                return Err(pos);
+            }
         }
         if COPY {
             // SAFETY: `dst` has room for `len` bytes, `src` holds them. The CPU has AVX512BW and
