@@ -390,6 +390,9 @@ impl Decoder {
                 // An error with more input after it is a U+FFFD pushed here, and the
                 // valid text after it goes on into the string the same way: no
                 // zero-filled pieces, no turn through the handler per error.
+                // After a long run of valid text, the copy goes without the look at
+                // its first bytes (see `LONG_VALID`).
+                let mut long_run = valid >= crate::simd::scalar::LONG_VALID;
                 loop {
                     let bad = &src[read..];
                     let subpart = crate::codec::utf8::maximal_subpart(bad);
@@ -404,7 +407,12 @@ impl Decoder {
                     read += subpart;
                     written += 3;
                     self.fed += subpart as u64;
-                    let valid = crate::simd::push_valid_utf8_prefix_after_error(dst, &src[read..]);
+                    let valid = if long_run {
+                        crate::simd::push_valid_utf8_prefix(dst, &src[read..])
+                    } else {
+                        crate::simd::push_valid_utf8_prefix_after_error(dst, &src[read..])
+                    };
+                    long_run = valid >= crate::simd::scalar::LONG_VALID;
                     read += valid;
                     written += valid;
                     self.fed += valid as u64;

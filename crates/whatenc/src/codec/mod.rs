@@ -91,10 +91,12 @@ pub(crate) trait Sink {
     }
     /// Decodes the longest prefix of `src` that is whole, valid UTF-8 (to UTF-8:
     /// [`crate::simd::copy_valid_utf8_prefix`]; to UTF-16:
-    /// [`crate::simd::utf8_prefix_to_utf16`]; each in one pass, after a scalar look at
-    /// the first bytes); returns the bytes read. The caller has checked that
-    /// `room() >= src.len()` (a UTF-8 byte never becomes more than one UTF-16 unit).
-    fn copy_utf8_prefix(&mut self, src: &[u8]) -> usize;
+    /// [`crate::simd::utf8_prefix_to_utf16`]; each in one pass, with `look` after a
+    /// scalar look at the first bytes, for where an error is likely close: see
+    /// [`crate::simd::scalar::utf8_head`]); returns the bytes read. The caller has
+    /// checked that `room() >= src.len()` (a UTF-8 byte never becomes more than one
+    /// UTF-16 unit).
+    fn copy_utf8_prefix(&mut self, src: &[u8], look: bool) -> usize;
     /// Decodes whole sequences of a lead-byte encoding in a batch, with one room
     /// check: at each position, an ASCII byte that is not followed by another is
     /// written as it is, and any other byte starts a sequence that `sequence` turns
@@ -235,7 +237,12 @@ impl Sink for Utf8Sink<'_> {
         n
     }
     #[inline(always)]
-    fn copy_utf8_prefix(&mut self, src: &[u8]) -> usize {
+    fn copy_utf8_prefix(&mut self, src: &[u8], look: bool) -> usize {
+        if !look {
+            let n = crate::simd::copy_valid_utf8_prefix(src, &mut self.buf[self.pos..]);
+            self.pos += n;
+            return n;
+        }
         let (valid, settled) = crate::simd::scalar::utf8_head(src);
         self.copy_utf8(&src[..valid]);
         if settled {
@@ -393,7 +400,12 @@ impl Sink for Utf16Sink<'_> {
         n
     }
     #[inline(always)]
-    fn copy_utf8_prefix(&mut self, src: &[u8]) -> usize {
+    fn copy_utf8_prefix(&mut self, src: &[u8], look: bool) -> usize {
+        if !look {
+            let (read, written) = crate::simd::utf8_prefix_to_utf16(src, &mut self.buf[self.pos..]);
+            self.pos += written;
+            return read;
+        }
         // An error in the first bytes (text of errors, as a legacy encoding taken for
         // UTF-8) is found by the scalar pass alone, without the tier's set-up: the
         // look of `scalar::utf8_head`, with the pass that decodes as it checks.

@@ -8,6 +8,7 @@
 //! call boundary cut in two.
 
 use super::{ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Replaced, Sink, Source, Status};
+use crate::simd::scalar::LONG_VALID;
 
 /// The UTF-8 decoder, with the standard's state.
 #[derive(Debug, Clone)]
@@ -163,6 +164,9 @@ impl Utf8Decoder {
         first: &mut Option<Replaced>,
     ) -> (Status, usize) {
         let mut pos = 0;
+        // Whether the copy of valid text takes the look at its first bytes: not after
+        // a long run of valid text (see `LONG_VALID`).
+        let mut look = true;
         if let Some(status) = self.finish_pending(src, &mut pos, dst, last) {
             return (status, pos);
         }
@@ -185,7 +189,8 @@ impl Utf8Decoder {
             let mut read = 0;
             let mut subpart = maximal_subpart(window);
             if subpart == 0 {
-                read = dst.copy_utf8_prefix(window);
+                read = dst.copy_utf8_prefix(window, look);
+                look = read < LONG_VALID;
                 pos += read;
                 if read == window_len {
                     continue;

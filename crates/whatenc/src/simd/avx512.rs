@@ -23,8 +23,9 @@
 
 use super::utf8_check::{COPY_STEP, Checks, DENSE, TWO_CONTINUATIONS, Windowed, ends_inside, table, windows};
 use core::arch::x86_64::{
-    __m512i, _mm512_loadu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_permutexvar_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
-    _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_sub_epi8, _mm512_subs_epu8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask,
+    __m512i, _mm512_loadu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_permutexvar_epi8, _mm512_movepi8_mask,
+    _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_sub_epi8,
+    _mm512_subs_epu8, _mm512_ternarylogic_epi32, _mm512_test_epi8_mask,
 };
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX-512,
@@ -107,9 +108,8 @@ fn first_block_errors(bytes: __m512i) -> __m512i {
     // SAFETY: `LANES` has 64 bytes. The CPU has AVX512BW and AVX512VBMI: this function
     // enables them, and its callers checked.
     let lanes = unsafe { load(LANES.as_ptr()) };
-    let before = |k: u8| {
-        _mm512_maskz_permutexvar_epi8(u64::MAX << k, _mm512_sub_epi8(lanes, _mm512_set1_epi8(k as i8)), bytes)
-    };
+    let before =
+        |k: u8| _mm512_maskz_permutexvar_epi8(u64::MAX << k, _mm512_sub_epi8(lanes, _mm512_set1_epi8(k as i8)), bytes);
     errors_of(bytes, before(1), before(2), before(3))
 }
 

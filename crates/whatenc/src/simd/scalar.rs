@@ -1179,6 +1179,13 @@ pub(crate) fn utf8_head(src: &[u8]) -> (usize, bool) {
     (valid, utf8_head_settles(valid, head.len(), src.len()))
 }
 
+/// A run of valid UTF-8 at least this long before an error makes the copy after
+/// the error skip the [`utf8_head`] look: errors so far apart (a UTF-8 page with a
+/// stray byte of another encoding here and there) are not text of errors, and the
+/// look only cost them (en.txt UTF-8 with an error every 1000 bytes → `String`, 3.9
+/// → 3.1 µs, AVX-512 tier, rotating, `AMD EPYC` Zen 4).
+pub(crate) const LONG_VALID: usize = SHORT_UTF8;
+
 /// Whether `valid` bytes of a head of `head` bytes (the first of `len`) that are
 /// valid UTF-8 settle the valid prefix of all `len`: an error before the head's
 /// last three bytes is one whatever follows it, and a head that is all of the
