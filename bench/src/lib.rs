@@ -139,6 +139,12 @@ pub enum Op {
     DecodeMislabeledUtf16ToString,
     /// The same, to UTF-16.
     DecodeMislabeledUtf16ToUtf16,
+    /// A UTF-8 document with stray bytes of another encoding (see
+    /// [`with_stray_bytes`]), to a `String`: a page of UTF-8 into which some text of
+    /// windows-1252 was pasted, an error every thousand bytes and valid text between.
+    DecodeStrayToString,
+    /// The same, to UTF-16.
+    DecodeStrayToUtf16,
     /// A document's text (of a language whose legacy encoding is not windows-1252)
     /// encoded from `&str` into windows-1252 in the "html" error mode, as a form in
     /// a windows-1252 page submits it: a reference (`&#N;`) for each character
@@ -163,13 +169,15 @@ impl Op {
             Op::DecodeMislabeledUtf8ToUtf16 => "decode as UTF-8 mislabeled to UTF-16",
             Op::DecodeMislabeledUtf16ToString => "decode as UTF-16LE mislabeled to String",
             Op::DecodeMislabeledUtf16ToUtf16 => "decode as UTF-16LE mislabeled to UTF-16",
+            Op::DecodeStrayToString => "decode with stray bytes to String",
+            Op::DecodeStrayToUtf16 => "decode with stray bytes to UTF-16",
             Op::EncodeWithReferencesFromStr => "encode to windows-1252 with references from &str",
             Op::EncodeWithReferencesFromUtf16 => "encode to windows-1252 with references from UTF-16",
         }
     }
 
     /// Every operation, in the order of the report.
-    pub const ALL: [Op; 13] = [
+    pub const ALL: [Op; 15] = [
         Op::DecodeToString,
         Op::DecodeToUtf16,
         Op::EncodeFromStr,
@@ -181,6 +189,8 @@ impl Op {
         Op::DecodeMislabeledUtf8ToUtf16,
         Op::DecodeMislabeledUtf16ToString,
         Op::DecodeMislabeledUtf16ToUtf16,
+        Op::DecodeStrayToString,
+        Op::DecodeStrayToUtf16,
         Op::EncodeWithReferencesFromStr,
         Op::EncodeWithReferencesFromUtf16,
     ];
@@ -399,6 +409,22 @@ impl Rotation {
         Rotation { variants, next: std::cell::Cell::new(0) }
     }
 
+    /// The same versions of a UTF-8 document with stray bytes (see
+    /// [`with_stray_bytes`]); their text and UTF-16 are what decoding them gives.
+    pub fn with_stray_bytes(&self) -> Rotation {
+        let variants = self
+            .variants
+            .iter()
+            .map(|variant| {
+                let bytes = with_stray_bytes(&variant.bytes);
+                let text = whatenc::UTF_8.decode(&bytes).0.into_owned();
+                let units = text.encode_utf16().collect();
+                Variant { bytes, text, units }
+            })
+            .collect();
+        Rotation { variants, next: std::cell::Cell::new(0) }
+    }
+
     /// The version for this call; the next call gets the next one.
     pub fn next(&self) -> &Variant {
         let i = self.next.get();
@@ -415,6 +441,33 @@ impl Rotation {
     pub fn mean_len(&self, len: impl Fn(&Variant) -> usize) -> usize {
         self.variants.iter().map(len).sum::<usize>() / self.variants.len()
     }
+}
+
+/// How far apart [`with_stray_bytes`] puts its stray bytes.
+pub const STRAY_EVERY: usize = 1000;
+
+/// UTF-8 `bytes` with a byte of windows-1252, 0xE9 (é), inserted at the first
+/// character boundary at or after each multiple of [`STRAY_EVERY`] (from the
+/// middle of the first): each is an error of one byte, as the decoders see it.
+///
+/// ```
+/// let bytes = "añb".repeat(400).into_bytes();
+/// let stray = whatenc_bench::with_stray_bytes(&bytes);
+/// assert_eq!(stray.len(), bytes.len() + 2);
+/// assert_eq!(whatenc::UTF_8.decode(&stray).0.matches('\u{FFFD}').count(), 2);
+/// ```
+pub fn with_stray_bytes(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / STRAY_EVERY + 1);
+    let mut next = STRAY_EVERY / 2;
+    for (i, &byte) in bytes.iter().enumerate() {
+        // A character boundary: any byte but a continuation byte.
+        if i >= next && (byte as i8) >= -0x40 {
+            out.push(0xE9);
+            next += STRAY_EVERY;
+        }
+        out.push(byte);
+    }
+    out
 }
 
 /// The sentences of a text, each with what ends it (". ", "。", a line break, ...),

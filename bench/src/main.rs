@@ -121,12 +121,15 @@ fn measure_document(
 ) {
     // The version of the document each call takes (one version unless rotating).
     let rotation = &Rotation::new(document, settings.rotate);
+    // The same versions with stray bytes, for the UTF-8 documents.
+    let stray = &(document.encoding == whatenc::UTF_8).then(|| rotation.with_stray_bytes());
     let bytes_len = rotation.mean_len(|v| v.bytes.len());
     let text_len = rotation.mean_len(|v| v.text.len());
     let units_len = rotation.mean_len(|v| v.units.len());
     // The shared buffers fit the longest version.
     let (bytes, text, units) =
         (rotation.max_len(|v| v.bytes.len()), rotation.max_len(|v| v.text.len()), rotation.max_len(|v| v.units.len()));
+    let bytes = bytes.max(stray.as_ref().map_or(0, |stray| stray.max_len(|v| v.bytes.len())));
     let encoding = document.encoding;
     let peer = encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known to encoding_rs");
     let compat = whatenc_encoding_rs::Encoding::for_label(encoding.name().as_bytes()).expect("known to the compat API");
@@ -420,6 +423,52 @@ fn measure_document(
         measure(op, bytes_len, candidates);
     }
 
+    // A UTF-8 document with stray bytes of another encoding: an error every thousand
+    // bytes, each the end of the bulk copy of the valid text before it.
+    if let Some(stray) = stray {
+        let stray_len = stray.mean_len(|v| v.bytes.len());
+        let peer = encoding_rs::UTF_8;
+        measure(
+            Op::DecodeStrayToString,
+            stray_len,
+            vec![
+                Candidate::new(WHATENC, move || {
+                    let mut string = string.borrow_mut();
+                    string.clear();
+                    let _ = whatenc::UTF_8.new_decoder().decode_to_string(&stray.next().bytes, &mut string, true);
+                    string.len()
+                }),
+                Candidate::new(ENCODING_RS, move || {
+                    let mut string = string.borrow_mut();
+                    string.clear();
+                    let _ = peer.new_decoder_without_bom_handling().decode_to_string(
+                        &stray.next().bytes,
+                        &mut string,
+                        true,
+                    );
+                    string.len()
+                }),
+            ],
+        );
+        measure(
+            Op::DecodeStrayToUtf16,
+            stray_len,
+            vec![
+                Candidate::new(WHATENC, move || {
+                    whatenc::UTF_8
+                        .new_decoder()
+                        .decode_to_utf16(&stray.next().bytes, &mut utf16.borrow_mut(), true)
+                        .written
+                }),
+                Candidate::new(ENCODING_RS, move || {
+                    peer.new_decoder_without_bom_handling()
+                        .decode_to_utf16(&stray.next().bytes, &mut utf16.borrow_mut(), true)
+                        .2
+                }),
+            ],
+        );
+    }
+
     // A text into windows-1252, which has few of its characters, in the "html" error
     // mode (a form of a windows-1252 page submits it so): a reference for each of
     // the others, each the end of a turn of the encoders' loops.
@@ -512,6 +561,14 @@ fn report(settings: &Settings, results: &Results) -> String {
         "- The \"mislabeled\" operations decode a legacy document's bytes as UTF-8, and a legacy \
          or UTF-8 document's as UTF-16LE, as for a page served with the wrong label: text with \
          an error every few bytes or units."
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "- The \"with stray bytes\" operations decode a UTF-8 document with a byte of \
+         windows-1252 (0xE9, é) inserted every {} bytes, as a page of UTF-8 into which some \
+         text of another encoding was pasted: an error every thousand bytes, valid text between.",
+        whatenc_bench::STRAY_EVERY
     )
     .unwrap();
     writeln!(
