@@ -57,8 +57,8 @@ pub enum Tier {
     /// whatenc::set_max_tier(whatenc::Tier::Avx512);
     /// ```
     Avx2 = 4,
-    /// AVX-512 kernels: UTF-8 validation and validate-and-copy (BW, VBMI), UTF-16 →
-    /// UTF-8 (BW, VL, VBMI2, BMI2).
+    /// AVX-512 kernels: UTF-8 validation and validate-and-copy (BW, VBMI), UTF-8 →
+    /// UTF-16 (BW, VBMI, VBMI2), UTF-16 → UTF-8 (BW, VL, VBMI2, BMI2).
     Avx512 = 5,
 }
 

@@ -64,7 +64,7 @@ unsafe fn load(p: *const u8) -> __m512i {
 /// readable too (the end of the previous block, or zeros).
 #[inline]
 #[target_feature(enable = "avx512bw,avx512vbmi")]
-unsafe fn block_errors(p: *const u8, bytes: __m512i) -> __m512i {
+pub(super) unsafe fn block_errors(p: *const u8, bytes: __m512i) -> __m512i {
     // SAFETY: the caller makes `p - 3 .. p + 64` readable. The CPU has AVX512BW and AVX512VBMI: this
     // function enables them, and its callers checked.
     let (prev1, prev2, prev3) = unsafe { (load(p.sub(1)), load(p.sub(2)), load(p.sub(3))) };
@@ -104,7 +104,7 @@ fn errors_of(bytes: __m512i, prev1: __m512i, prev2: __m512i, prev3: __m512i) -> 
 /// (a store that a wider, offset load waited for, at the start of each call).
 #[inline]
 #[target_feature(enable = "avx512bw,avx512vbmi")]
-fn first_block_errors(bytes: __m512i) -> __m512i {
+pub(super) fn first_block_errors(bytes: __m512i) -> __m512i {
     // SAFETY: `LANES` has 64 bytes. The CPU has AVX512BW and AVX512VBMI: this function
     // enables them, and its callers checked.
     let lanes = unsafe { load(LANES.as_ptr()) };
@@ -114,7 +114,7 @@ fn first_block_errors(bytes: __m512i) -> __m512i {
 }
 
 /// The lane numbers 0 to 63.
-static LANES: [u8; BLOCK] = {
+pub(super) static LANES: [u8; BLOCK] = {
     let mut lanes = [0; BLOCK];
     let mut i = 0;
     while i < BLOCK {
@@ -140,7 +140,7 @@ fn error_bits(errors: __m512i) -> u64 {
 /// Whether a vector of [`block_errors`] shows any.
 #[inline]
 #[target_feature(enable = "avx512bw")]
-fn any(errors: __m512i) -> bool {
+pub(super) fn any(errors: __m512i) -> bool {
     error_bits(errors) != 0
 }
 
