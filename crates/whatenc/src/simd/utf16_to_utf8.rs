@@ -8,6 +8,9 @@
 //! - blocks of 8 (or 16) units through the shuffle kernels of SSSE3, AVX-512 and
 //!   NEON, in CJK text and in text where ASCII runs and other units alternate.
 //!
+//! With AVX-512 the steps of 32 units of `avx512_utf16::bmp_steps` go first, and
+//! these loops take what they leave.
+//!
 //! The code units come from a `&[u16]` (the encoders' UTF-16 input) or from UTF-16
 //! bytes in either byte order (the UTF-16BE/LE decoders' input), through [`Units`].
 
@@ -28,6 +31,13 @@ pub(crate) trait Units: Copy {
     }
     /// The number of whole code units.
     fn len(self) -> usize;
+    /// The address of the units' bytes, in their order ([`Units::SWAPPED`]), for the
+    /// kernels that load them whole.
+    #[cfg_attr(any(not(target_arch = "x86_64"), whatenc_portable), allow(dead_code))]
+    fn raw_ptr(self) -> *const u8;
+    /// The units from `i` on (`i <= len`).
+    #[cfg_attr(any(not(target_arch = "x86_64"), whatenc_portable), allow(dead_code))]
+    fn from(self, i: usize) -> Self;
     /// The code unit at `i` (`i < len`).
     fn unit(self, i: usize) -> u16;
     /// The eight code units from `i` (`i + 8 <= len`).
@@ -89,6 +99,14 @@ impl Units for NativeUnits<'_> {
         self.0.len()
     }
     #[inline(always)]
+    fn raw_ptr(self) -> *const u8 {
+        self.0.as_ptr().cast()
+    }
+    #[inline(always)]
+    fn from(self, i: usize) -> Self {
+        NativeUnits(&self.0[i..])
+    }
+    #[inline(always)]
     fn unit(self, i: usize) -> u16 {
         self.0[i]
     }
@@ -138,6 +156,14 @@ impl<const BE: bool> Units for ByteUnits<'_, BE> {
     #[inline(always)]
     fn len(self) -> usize {
         self.0.len() / 2
+    }
+    #[inline(always)]
+    fn raw_ptr(self) -> *const u8 {
+        self.0.as_ptr()
+    }
+    #[inline(always)]
+    fn from(self, i: usize) -> Self {
+        ByteUnits(&self.0[2 * i..])
     }
     #[inline(always)]
     fn unit(self, i: usize) -> u16 {
@@ -527,6 +553,22 @@ unsafe fn bmp_to_utf8_ssse3<U: Units, const K: u8>(src: U, dst: &mut [u8], min_r
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 #[target_feature(enable = "ssse3,avx2,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
 unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    // SAFETY: `src` holds `len` units; the CPU has the features (this function enables
+    // them, and the caller checked).
+    let (read, written) =
+        unsafe { super::avx512_utf16::bmp_steps(src.raw_ptr(), src.len(), U::SWAPPED, dst, min_room) };
+    if read == 0 {
+        return bmp_to_utf8_wide_rest(src, dst, min_room);
+    }
+    let (r, w) = bmp_to_utf8_wide_rest(src.from(read), &mut dst[written..], min_room);
+    (read + r, written + w)
+}
+
+/// [`bmp_to_utf8_wide`] after its steps of 32 units (inlined there, with its
+/// features).
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[inline(always)]
+fn bmp_to_utf8_wide_rest<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     if mixed_text(src) {
         bmp_to_utf8_blocks::<U, { BlockKernels::Wide as u8 }, true>(src, dst, min_room)
     } else if Sample::of(src).wants_chunks(2) {
