@@ -254,7 +254,8 @@ impl Sink for Utf8Sink<'_> {
     }
     #[inline(always)]
     fn decode_single_byte_bulk(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize {
-        let (read, written) = crate::simd::decode_table_to_utf8(src, &mut self.buf[self.pos..], &index.utf8);
+        let (read, written) =
+            crate::simd::decode_single_byte_to_utf8(src, &mut self.buf[self.pos..], &index.utf8, &index.utf16);
         self.pos += written;
         read
     }
@@ -421,7 +422,7 @@ impl Sink for Utf16Sink<'_> {
     }
     #[inline(always)]
     fn decode_single_byte_bulk(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize {
-        let n = crate::simd::decode_table_to_utf16(
+        let n = crate::simd::decode_single_byte_to_utf16(
             src,
             &mut self.buf[self.pos..],
             &index.utf16,

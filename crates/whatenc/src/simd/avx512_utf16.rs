@@ -13,14 +13,15 @@
 //! unchanged. The tests compare it with the standard library.
 
 use core::arch::x86_64::{
-    __m512i, _mm_loadu_si128, _mm256_and_si256, _mm256_cmplt_epu32_mask, _mm256_cvtepu16_epi32,
-    _mm256_mask_blend_epi32, _mm256_mask_storeu_epi8, _mm256_maskz_compress_epi8, _mm256_or_si256, _mm256_set1_epi32,
-    _mm256_slli_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm512_and_si512, _mm512_castsi512_si256,
-    _mm512_cmpeq_epi16_mask, _mm512_cmpge_epu16_mask, _mm512_cmplt_epu32_mask, _mm512_cvtepi16_epi8,
-    _mm512_cvtepu16_epi32, _mm512_extracti64x4_epi64, _mm512_loadu_epi16, _mm512_mask_blend_epi16,
-    _mm512_mask_blend_epi32, _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_or_si512, _mm512_set1_epi16,
-    _mm512_set1_epi32, _mm512_slli_epi16, _mm512_slli_epi32, _mm512_srli_epi16, _mm512_srli_epi32, _pdep_u32,
-    _pdep_u64,
+    __m512i, _mm_loadu_si128, _mm256_and_si256, _mm256_cmplt_epu32_mask, _mm256_cvtepu16_epi32, _mm256_loadu_si256,
+    _mm256_mask_blend_epi32, _mm256_mask_storeu_epi8, _mm256_maskz_compress_epi8, _mm256_movemask_epi8,
+    _mm256_or_si256, _mm256_set1_epi32, _mm256_slli_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm512_and_si512,
+    _mm512_castsi512_si256, _mm512_cmpeq_epi16_mask, _mm512_cmpge_epu16_mask, _mm512_cmplt_epu16_mask,
+    _mm512_cmplt_epu32_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu8_epi16, _mm512_cvtepu16_epi32,
+    _mm512_extracti64x4_epi64, _mm512_loadu_epi16, _mm512_mask_blend_epi16, _mm512_mask_blend_epi32,
+    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_or_si512, _mm512_permutex2var_epi16, _mm512_set1_epi16,
+    _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi16, _mm512_slli_epi32, _mm512_srli_epi16,
+    _mm512_srli_epi32, _mm512_storeu_epi16, _mm512_test_epi16_mask, _pdep_u32, _pdep_u64,
 };
 
 /// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX-512,
@@ -140,26 +141,126 @@ pub(crate) unsafe fn bmp_steps(
         if _mm512_cmpeq_epi16_mask(_mm512_and_si512(units, set(0xF800u16 as i16)), set(0xD800u16 as i16)) != 0 {
             break;
         }
-        if _mm512_cmpge_epu16_mask(units, set(0x800)) == 0 {
-            // Two bytes a unit, first byte lowest: the unit itself where ASCII (only
-            // the first kept), else C0 | its high five bits, then 80 | its low six.
-            let first = _mm512_mask_blend_epi16(wide, units, _mm512_or_si512(_mm512_srli_epi16::<6>(units), set(0xC0)));
-            let second = _mm512_or_si512(_mm512_and_si512(units, set(0x3F)), set(0x80));
-            let words = _mm512_or_si512(first, _mm512_slli_epi16::<8>(second));
-            let keep = 0x5555_5555_5555_5555 | _pdep_u64(u64::from(wide), 0xAAAA_AAAA_AAAA_AAAA);
-            let n = keep.count_ones() as usize;
-            // SAFETY: `dst` has room for 96 bytes from `written`; this writes `n` <= 64.
-            unsafe { _mm512_mask_storeu_epi8(out.cast(), lanes_below(n), _mm512_maskz_compress_epi8(keep, words)) };
+        // SAFETY: `dst` has room for 96 bytes from `written`; the CPU has the features
+        // (this function enables them).
+        written += unsafe { step_to_utf8(units, wide, out) };
+        read += 32;
+    }
+    (read, written)
+}
+
+/// 32 code units (none a surrogate, not all ASCII: `wide` has a bit for each that
+/// is not) to UTF-8 at `out`; returns the bytes written (at most 96, nothing after
+/// them).
+///
+/// # Safety
+/// `out` must have room for 96 bytes; the CPU must have AVX-512BW and VBMI2, BMI2
+/// and POPCNT.
+#[inline]
+#[target_feature(enable = "avx512bw,avx512vbmi2,bmi2,popcnt")]
+unsafe fn step_to_utf8(units: __m512i, wide: u32, out: *mut u8) -> usize {
+    let set = _mm512_set1_epi16;
+    if _mm512_cmpge_epu16_mask(units, set(0x800)) == 0 {
+        // Two bytes a unit, first byte lowest: the unit itself where ASCII (only the
+        // first kept), else C0 | its high five bits, then 80 | its low six.
+        let first = _mm512_mask_blend_epi16(wide, units, _mm512_or_si512(_mm512_srli_epi16::<6>(units), set(0xC0)));
+        let second = _mm512_or_si512(_mm512_and_si512(units, set(0x3F)), set(0x80));
+        let words = _mm512_or_si512(first, _mm512_slli_epi16::<8>(second));
+        let keep = 0x5555_5555_5555_5555 | _pdep_u64(u64::from(wide), 0xAAAA_AAAA_AAAA_AAAA);
+        let n = keep.count_ones() as usize;
+        // SAFETY: `out` has room for 96 bytes; this writes `n` <= 64.
+        unsafe { _mm512_mask_storeu_epi8(out.cast(), lanes_below(n), _mm512_maskz_compress_epi8(keep, words)) };
+        return n;
+    }
+    let mut written = 0;
+    for half in [_mm512_castsi512_si256(units), _mm512_extracti64x4_epi64::<1>(units)] {
+        // SAFETY: `out` has room for 96 bytes, and each half writes at most 48.
+        written += unsafe { sixteen_to_utf8(_mm512_cvtepu16_epi32(half), out.add(written)) };
+    }
+    written
+}
+
+/// The code units of 32 bytes of a single-byte encoding (widened to 16-bit lanes
+/// `bytes`), through `tables`: the encoding's units for the bytes 0x80 to 0xFF, 32
+/// a vector (`vpermi2w` picks among 64, the byte's bit 6 between the two pairs);
+/// ASCII is itself. With them, the lanes of bytes that are null (not ASCII, unit 0).
+#[inline]
+#[target_feature(enable = "avx512bw")]
+fn table_units(bytes: __m512i, tables: &[__m512i; 4]) -> (__m512i, u32) {
+    let set = _mm512_set1_epi16;
+    let low = _mm512_permutex2var_epi16(tables[0], bytes, tables[1]);
+    let high = _mm512_permutex2var_epi16(tables[2], bytes, tables[3]);
+    let mapped = _mm512_mask_blend_epi16(_mm512_test_epi16_mask(bytes, set(0x40)), low, high);
+    let ascii = _mm512_cmplt_epu16_mask(bytes, set(0x80));
+    let units = _mm512_mask_blend_epi16(ascii, mapped, bytes);
+    (units, _mm512_cmpeq_epi16_mask(units, _mm512_setzero_si512()) & !ascii)
+}
+
+/// The four vectors of [`table_units`] from a single-byte encoding's `table` (a code
+/// unit for each byte, 0 for null).
+#[inline]
+#[target_feature(enable = "avx512bw")]
+fn load_tables(table: &[u16; 256]) -> [__m512i; 4] {
+    // SAFETY: each load reads 32 units from 0x80 + 32 × k <= 0xE0.
+    core::array::from_fn(|k| unsafe { _mm512_loadu_epi16(table.as_ptr().add(0x80 + 32 * k).cast()) })
+}
+
+/// Decodes bytes of a single-byte encoding (`table`: a code unit for each byte, 0 for
+/// null) to UTF-16, 32 a step while 32 are left and fit in `dst`, up to the first
+/// null byte; returns the bytes read. The step with the null byte is stored whole
+/// (its units after the null are scratch, inside `dst`).
+///
+/// # Safety
+/// The CPU must have what [`cpu_has_all`] checks: call it only where [`available`]
+/// returned `true`.
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+pub(crate) unsafe fn table_steps_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256]) -> usize {
+    let tables = load_tables(table);
+    let mut read = 0;
+    while read + 32 <= src.len() && read + 32 <= dst.len() {
+        // SAFETY: `src` holds 32 bytes from `read`.
+        let bytes = _mm512_cvtepu8_epi16(unsafe { _mm256_loadu_si256(src.as_ptr().add(read).cast()) });
+        let (units, null) = table_units(bytes, &tables);
+        // SAFETY: `dst` has room for 32 units from `read`.
+        unsafe { _mm512_storeu_epi16(dst.as_mut_ptr().add(read).cast(), units) };
+        if null != 0 {
+            return read + null.trailing_zeros() as usize;
+        }
+        read += 32;
+    }
+    read
+}
+
+/// Decodes bytes of a single-byte encoding (`table` as for [`table_steps_to_utf16`])
+/// to UTF-8, 32 a step while 32 are left and `dst` has room for 96 bytes, up to the
+/// step with the first null byte; returns the bytes read and written (nothing
+/// written after them).
+///
+/// # Safety
+/// As [`table_steps_to_utf16`]'s.
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+pub(crate) unsafe fn table_steps_to_utf8(src: &[u8], dst: &mut [u8], table: &[u16; 256]) -> (usize, usize) {
+    let tables = load_tables(table);
+    let (mut read, mut written) = (0, 0);
+    while read + 32 <= src.len() && dst.len() - written >= 96 {
+        // SAFETY: `src` holds 32 bytes from `read`.
+        let bytes = unsafe { _mm256_loadu_si256(src.as_ptr().add(read).cast()) };
+        let out = dst[written..].as_mut_ptr();
+        let wide = _mm256_movemask_epi8(bytes) as u32;
+        if wide == 0 {
+            // SAFETY: `dst` has room for 96 bytes from `written`.
+            unsafe { _mm256_storeu_si256(out.cast(), bytes) };
             read += 32;
-            written += n;
+            written += 32;
             continue;
         }
-        for half in [_mm512_castsi512_si256(units), _mm512_extracti64x4_epi64::<1>(units)] {
-            // SAFETY: `dst` had room for 96 bytes from `written` at the step's start,
-            // and each half writes at most 48; the CPU has the features (this
-            // function enables them).
-            written += unsafe { sixteen_to_utf8(_mm512_cvtepu16_epi32(half), dst[written..].as_mut_ptr()) };
+        let (units, null) = table_units(_mm512_cvtepu8_epi16(bytes), &tables);
+        if null != 0 {
+            break;
         }
+        // SAFETY: `dst` has room for 96 bytes from `written`; the units of a
+        // single-byte encoding are no surrogates.
+        written += unsafe { step_to_utf8(units, wide, out) };
         read += 32;
     }
     (read, written)
@@ -315,6 +416,61 @@ mod tests {
                     "stopped early: {round} {swapped}"
                 );
             }
+        }
+    }
+
+    /// The single-byte table steps, on random bytes (with runs of ASCII) through
+    /// random tables of units of every length with a few nulls: what they read is
+    /// decoded as the table says, up to the first null (or to the step with it, for
+    /// UTF-8), and they stop only there or near the end of the input or the room.
+    #[test]
+    fn table_steps_match_the_table() {
+        if !available() {
+            return;
+        }
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..2_000 {
+            let mut table = [0u16; 256];
+            for (byte, unit) in table.iter_mut().enumerate() {
+                *unit = match (byte, next() % 16) {
+                    (0..0x80, _) => byte as u16,
+                    (_, 0) if round % 2 == 0 => 0,
+                    (_, 1..=5) => 0x80 + (next() % 0x780) as u16,
+                    (_, 6..=9) => 0x800 + (next() % 0xD000) as u16,
+                    _ => 0xE000 + (next() % 0x2000) as u16,
+                };
+                if *unit == 0 && byte >= 0x80 && round % 2 == 1 {
+                    *unit = 0xFFFD;
+                }
+            }
+            let len = 32 + (next() % 300) as usize;
+            let bytes: alloc::vec::Vec<u8> = (0..len)
+                .map(|i| if (i / 40 + round) % 3 == 0 { (next() % 0x80) as u8 } else { next() as u8 })
+                .collect();
+            let first_null = bytes.iter().position(|&b| b >= 0x80 && table[b as usize] == 0).unwrap_or(len);
+            let expected: alloc::vec::Vec<u16> = bytes.iter().map(|&b| table[b as usize]).collect();
+
+            let mut units = alloc::vec![0u16; len];
+            // SAFETY: the CPU has the features, as checked above.
+            let read = unsafe { table_steps_to_utf16(&bytes, &mut units, &table) };
+            assert_eq!(units[..read], expected[..read], "{round}");
+            assert!(read == first_null || (read < first_null && read + 32 > len), "{round}: {read} {first_null}");
+
+            let room = 96 + (next() % 700) as usize;
+            let mut out = alloc::vec![0xAAu8; room];
+            // SAFETY: as above.
+            let (read, written) = unsafe { table_steps_to_utf8(&bytes, &mut out, &table) };
+            assert!(read <= first_null && read % 32 == 0, "{round}");
+            let text = alloc::string::String::from_utf16(&expected[..read]).expect("no surrogates");
+            assert_eq!(&out[..written], text.as_bytes(), "{round}");
+            assert!(out[written..].iter().all(|&b| b == 0xAA), "wrote past the output: {round}");
+            assert!(read + 32 > first_null || read + 32 > len || room - written < 96, "stopped early: {round}");
         }
     }
 
