@@ -315,6 +315,7 @@ fn swap_bytes(units: __m512i) -> __m512i {
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
+    use super::super::scalar::tests::Rng;
     use super::*;
 
     /// Every unit that is not a surrogate, at every lane, among neighbours of each
@@ -372,14 +373,12 @@ mod tests {
             return;
         }
         let by_length = [[0x41u16, 0x7F, 0x20, 0x0], [0x3B1, 0x80, 0x7FF, 0x5D0], [0xD55C, 0x800, 0xFFFF, 0xE000]];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         for round in 0..20_000 {
             let len = 32 + round % 200;
             let units: alloc::vec::Vec<u16> = (0..len)
                 .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
+                    let state = rng.next();
                     if state.is_multiple_of(512) {
                         0xD800 | (state >> 20) as u16 & 0x7FF
                     } else {
@@ -428,13 +427,8 @@ mod tests {
         if !available() {
             return;
         }
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut next = move || rng.next();
         for round in 0..2_000 {
             let mut table = [0u16; 256];
             for (byte, unit) in table.iter_mut().enumerate() {

@@ -31,8 +31,8 @@ pub(crate) fn available() -> bool {
 #[inline(always)]
 #[allow(clippy::eq_op, clippy::nonminimal_bool, reason = "without `std` these are `cfg!` constants")]
 pub(crate) fn cpu_has_all() -> bool {
-    super::cpu_has!("avx512bw")
-        && super::cpu_has!("avx512vbmi")
+    // The validation kernel's (BW, VBMI), and VBMI2 for `vpcompressb`.
+    super::avx512::cpu_has_all()
         && super::cpu_has!("avx512vbmi2")
         && super::cpu_has!("popcnt")
         && super::cpu_has!("avx2")

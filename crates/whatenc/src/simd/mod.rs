@@ -386,7 +386,7 @@ pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [u8]) -> usize {
 /// (windows-1258) 47.6 → 19.9 µs, ru.txt (KOI8-R) 60 → 11.3, th.txt (windows-874)
 /// 58 → 23, fr.txt 52 → 33; to UTF-16 vi.txt 61 → 8.2, ru.txt (KOI8-R) 34.6 → 4.6,
 /// th.txt 37 → 4.7, cs.txt 24 → 3.1.
-#[inline]
+#[inline(always)]
 pub(crate) fn decode_single_byte_to_utf8(
     src: &[u8],
     dst: &mut [u8],
@@ -408,7 +408,7 @@ pub(crate) fn decode_single_byte_to_utf8(
 /// Decodes bytes of a single-byte encoding to UTF-16 as [`decode_table_to_utf16`]
 /// does, after the AVX-512 steps of 32 bytes where the CPU has them
 /// (`avx512_utf16::table_steps_to_utf16`). Returns the bytes read.
-#[inline]
+#[inline(always)]
 pub(crate) fn decode_single_byte_to_utf16(
     src: &[u8],
     dst: &mut [u16],
