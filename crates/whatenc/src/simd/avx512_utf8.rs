@@ -109,9 +109,16 @@ unsafe fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [u16]) -> (usize, usi
             continue;
         }
         if CHECK {
-            // SAFETY: `read - 3 .. read + 64` is inside `bytes` when `read >= 3` (a step
-            // starts at 0 or after one of at least four bytes).
-            let errors = if read == 0 { first_block_errors(v) } else { unsafe { block_errors(src.add(read), v) } };
+            // The bytes before the step, from memory where there are three (a step
+            // after a four-byte character may start at 1 or 2), else as zeros: they
+            // end a whole, valid character, so that, as zeros, they make no byte of
+            // the step the second, third or fourth of a sequence.
+            let errors = if read < 3 {
+                first_block_errors(v)
+            } else {
+                // SAFETY: `read - 3 .. read + 64` is inside `bytes`.
+                unsafe { block_errors(src.add(read), v) }
+            };
             if any(errors) {
                 break;
             }
@@ -226,6 +233,9 @@ mod tests {
             "\u{e9}".repeat(160),
             "\u{4e2d}".repeat(110),
             "\u{1F600}a".repeat(64),
+            // Steps that start one and two bytes in, after a four-byte character.
+            "a\u{1F600}".repeat(64),
+            "ab\u{1F600}".repeat(64),
             "ab\u{e9}\u{4e2d}\u{1F600}x\u{7ff}\u{800}\u{ffff}\u{10000} ".repeat(16),
         ];
         let errors: [&[u8]; 8] = [
