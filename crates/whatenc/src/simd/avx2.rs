@@ -49,7 +49,7 @@ use core::arch::x86_64::{
     _mm256_cmpgt_epi8, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
     _mm256_or_si256, _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_set1_epi8,
     _mm256_set1_epi16, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-    _mm256_storeu_si256, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
+    _mm256_storeu_si256, _mm256_sub_epi16, _mm256_subs_epu8, _mm256_subs_epu16, _mm256_testz_si256, _mm256_xor_si256,
 };
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX2, and
@@ -267,6 +267,58 @@ pub(crate) unsafe fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> u
     // SAFETY: `src` holds `limit` units (native order, so no swap), `dst` `limit`
     // bytes; the CPU has AVX2 (the caller's precondition).
     unsafe { narrow_ascii(src.as_ptr().cast(), limit, dst.as_mut_ptr(), false) }
+}
+
+/// Twin of [`super::scalar::encode_utf16_linear`] (and of the SSE2 kernel): encodes
+/// the longest run of units of `src` that fits in `dst` and that are ASCII or in
+/// `start..start + len` (as `unit - delta`); returns its length. The block that ends
+/// the run is stored (its first half only when the run ends there).
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize {
+    let limit = src.len().min(dst.len());
+    let mut pos = 0;
+    // SAFETY: each block's 32 units are inside `src` and its 32 bytes inside `dst`
+    // (`pos + BLOCK <= limit`); the CPU has AVX2 (the caller's precondition).
+    unsafe {
+        let zero = _mm256_setzero_si256();
+        let ascii_bits = _mm256_set1_epi16(0xFF80u16 as i16);
+        let start = _mm256_set1_epi16(start as i16);
+        // `unit - start < len` (unsigned) is `(unit - start) -sat (len - 1) == 0`.
+        let last = _mm256_set1_epi16(len.wrapping_sub(1) as i16);
+        let delta = _mm256_set1_epi16(delta as i16);
+        let map = |units: __m256i| {
+            let ascii = _mm256_cmpeq_epi16(_mm256_and_si256(units, ascii_bits), zero);
+            let in_run = _mm256_cmpeq_epi16(_mm256_subs_epu16(_mm256_sub_epi16(units, start), last), zero);
+            let bytes = _mm256_sub_epi16(units, _mm256_and_si256(in_run, delta));
+            (bytes, _mm256_or_si256(ascii, in_run))
+        };
+        while pos + BLOCK <= limit {
+            let p = src.as_ptr().add(pos).cast::<__m256i>();
+            let (low, low_ok) = map(_mm256_loadu_si256(p));
+            let (high, high_ok) = map(_mm256_loadu_si256(p.add(1)));
+            // The packs work within 128-bit lanes: put the quarters back in order.
+            let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(low, high));
+            let ok = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(low_ok, high_ok));
+            // One bit per unit, set when it is mapped.
+            let mapped = _mm256_movemask_epi8(ok) as u32;
+            let kept = mapped.trailing_ones() as usize;
+            if kept < BLOCK / 2 {
+                // The run ends in the first half: that half only, so that no more
+                // than `SCRATCH` bytes past the run are written.
+                _mm_storeu_si128(dst.as_mut_ptr().add(pos).cast(), _mm256_castsi256_si128(packed));
+            } else {
+                _mm256_storeu_si256(dst.as_mut_ptr().add(pos).cast(), packed);
+            }
+            if kept < BLOCK {
+                return pos + kept;
+            }
+            pos += BLOCK;
+        }
+    }
+    pos + super::x86_64::encode_utf16_linear_loop::<false>(&src[pos..limit], &mut dst[pos..limit], start, len, delta)
 }
 
 /// Twin of [`super::scalar::utf16_bytes_ascii_to_bytes`] (and of the SSE2 kernel):
@@ -617,6 +669,44 @@ mod tests {
             }
         }
     }
+    /// The linear-run encoder against its scalar twin: runs of every length up to a
+    /// few blocks, the first unit out of the run (or none) anywhere, at every
+    /// alignment, into outputs shorter and longer than the run; no more than 16 bytes
+    /// of scratch past it.
+    #[test]
+    fn avx2_encode_utf16_linear_matches_scalar_twin() {
+        if !cpu_has() {
+            return;
+        }
+        const FILL: u8 = 0xEE;
+        // windows-1252's run (0xA0..=0xFF, as themselves), and one with a delta.
+        for (start, len, delta) in [(0xA0u16, 96u16, 0u16), (0x410, 64, 0x350)] {
+            let inside: Vec<u16> =
+                (0..200u16).map(|i| if i % 3 == 0 { 0x20 + i % 90 } else { start + i % len }).collect();
+            for offset in 0..17 {
+                for count in 0..120 {
+                    for bad in (0..=count).filter(|b| b % 7 == 0 || *b + 2 > count || (14..18).contains(&(b % 32))) {
+                        for special in [0x80u16, start - 1, start + len, 0xD800, 0xFFFF] {
+                            let mut units = inside[offset..offset + count].to_vec();
+                            if bad < count {
+                                units[bad] = special;
+                            }
+                            for out_len in [count / 2, count, count + 40] {
+                                let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
+                                let n = scalar::encode_utf16_linear(&units, &mut b, start, len, delta);
+                                // SAFETY: the CPU has AVX2, as checked.
+                                let got = unsafe { encode_utf16_linear(&units, &mut a, start, len, delta) };
+                                assert_eq!(got, n, "{start:#x} {offset} {count} {bad} {special:#x} {out_len}");
+                                assert_eq!(a[..n], b[..n]);
+                                assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Text of characters of every length, in runs and mixed, at every alignment and
     /// every length, against the scalar twin (the SSSE3 kernel's test).
     #[test]

@@ -208,6 +208,16 @@ mod long_run {
         x86_64::copy_utf16_ascii_to_bytes_loop::<false>(src, dst)
     }
 
+    /// The rest of [`x86_64::encode_utf16_linear`]'s run.
+    #[inline(never)]
+    pub(super) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize {
+        if avx2::available() {
+            // SAFETY: the CPU has AVX2, as `available` just said.
+            return unsafe { avx2::encode_utf16_linear(src, dst, start, len, delta) };
+        }
+        x86_64::encode_utf16_linear_loop::<false>(src, dst, start, len, delta)
+    }
+
     /// The rest of [`x86_64::utf16_bytes_ascii_to_bytes`]'s run.
     #[inline(never)]
     pub(super) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian: bool) -> usize {

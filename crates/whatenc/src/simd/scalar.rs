@@ -257,7 +257,8 @@ pub(crate) fn decode_table_to_utf16(
 /// Encodes the longest run of code units of `src` that fits in `dst` and that are
 /// ASCII (written as themselves) or in `start..start + len` (written as
 /// `unit - delta`); returns its length. `start` is at least 0x80, `len` at least 1,
-/// and every unit of the range minus `delta` is a byte.
+/// and every unit of the range minus `delta` is a byte. The kernels may write bytes of
+/// `dst` past the run (the encoder writes over them next).
 #[inline]
 pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize {
     let limit = src.len().min(dst.len());
