@@ -67,7 +67,7 @@ impl EncodeHandler for SingleByteEncoder {
         // Steps 1–2 (end-of-queue, ASCII) and 3–4 (the index pointer + 0x80, or
         // error with the code point), in a loop for each form of input.
         let (status, read) = match src.rest_input() {
-            Input::Utf8(text) => encode_str(text, dst, self.index),
+            Input::Utf8(text) => encode_str::<false>(text, dst, self.index, &mut false),
             Input::Utf16(units) => encode_utf16::<false>(units, dst, self.index, &mut false),
         };
         src.advance(read);
@@ -79,25 +79,34 @@ impl EncodeHandler for SingleByteEncoder {
         &mut self,
         src: &mut S,
         dst: &mut ByteSink<'_>,
-        last: bool,
+        _last: bool,
         had_unmappable: &mut bool,
     ) -> EncodeStatus {
-        if let Input::Utf16(units) = src.rest_input() {
-            let (status, read) = encode_utf16::<true>(units, dst, self.index, had_unmappable);
-            src.advance(read);
-            return status;
-        }
-        super::replace_each_unmappable(self, src, dst, last, had_unmappable)
+        let (status, read) = match src.rest_input() {
+            Input::Utf8(text) => encode_str::<true>(text, dst, self.index, had_unmappable),
+            Input::Utf16(units) => encode_utf16::<true>(units, dst, self.index, had_unmappable),
+        };
+        src.advance(read);
+        status
     }
 }
 
 /// The encoder's loop over `&str`: ASCII runs in bulk, other scalar values of the
 /// BMP decoded from their UTF-8 in place and looked up in the page table, as many
 /// as the room holds without checking it again. Returns the status and bytes consumed.
+/// With `HTML` ("html" error mode), an unmappable scalar value's reference is written
+/// here and the loop goes on (`had_unmappable` set); it never returns
+/// [`EncodeStatus::Unmappable`] then.
 #[inline]
-fn encode_str(text: &str, dst: &mut ByteSink<'_>, index: &SingleByteIndex) -> (EncodeStatus, usize) {
+fn encode_str<const HTML: bool>(
+    text: &str,
+    dst: &mut ByteSink<'_>,
+    index: &SingleByteIndex,
+    had_unmappable: &mut bool,
+) -> (EncodeStatus, usize) {
     let bytes = text.as_bytes();
     let mut pos = 0;
+    let (mut steps_from, mut back_off) = (0, STEPS_BACK_OFF);
     loop {
         if pos == bytes.len() {
             return (EncodeStatus::InputEmpty, pos);
@@ -105,6 +114,25 @@ fn encode_str(text: &str, dst: &mut ByteSink<'_>, index: &SingleByteIndex) -> (E
         let room = dst.room();
         if room < ENCODE_STEP {
             return (EncodeStatus::OutputFull, pos);
+        }
+        // Whole steps of 64 bytes with AVX-512: ASCII and the run (Latin letters,
+        // Cyrillic, Greek) in vectors, other characters in the index one at a time
+        // into them; after a call that stopped inside its first step, not again for
+        // `STEPS_BACK_OFF` bytes.
+        if pos >= steps_from {
+            let run = (index.run_start, index.run_len, index.run_delta);
+            let (read, written) = crate::simd::encode_utf8_single_byte_steps(&bytes[pos..], dst.spare(), run, index);
+            dst.commit(written);
+            pos += read;
+            if read < 64 {
+                steps_from = pos + back_off;
+                back_off = (2 * back_off).min(STEPS_BACK_OFF_MAX);
+            } else {
+                back_off = STEPS_BACK_OFF;
+            }
+            if read != 0 {
+                continue;
+            }
         }
         if bytes[pos] < 0x80 && bytes.get(pos + 1).is_some_and(u8::is_ascii) {
             // Step 2 for a run of ASCII, in bulk.
@@ -144,10 +172,23 @@ fn encode_str(text: &str, dst: &mut ByteSink<'_>, index: &SingleByteIndex) -> (E
         dst.commit(written);
         if let Some((c, len)) = unmappable {
             // Step 4: error with the code point.
-            return (EncodeStatus::Unmappable(c), pos + len);
+            if !HTML {
+                return (EncodeStatus::Unmappable(c), pos + len);
+            }
+            // At least a step's room is left: each byte before it was one of the
+            // `steps`.
+            dst.push_reference(c);
+            *had_unmappable = true;
+            pos += len;
         }
     }
 }
+
+/// Bytes of text that [`encode_str`] takes without its AVX-512 steps after they
+/// stopped within their first step; twice as many after each such stop in a row, up
+/// to `STEPS_BACK_OFF_MAX`.
+const STEPS_BACK_OFF: usize = 256;
+const STEPS_BACK_OFF_MAX: usize = 4096;
 
 /// Units per block of the encoder's table loop.
 const UNIT_BLOCK: usize = 16;
@@ -254,6 +295,15 @@ pub(crate) struct SingleByteIndex {
     pub(crate) run_delta: u16,
     /// The byte of `run_start`.
     pub(crate) run_byte: u8,
+}
+
+impl crate::simd::ByteLookup for SingleByteIndex {
+    #[inline(always)]
+    fn byte_at(&self, src: &[u8], at: usize) -> u8 {
+        let (code_point, _) = if src[at] < 0x80 { (u32::from(src[at]), 1) } else { super::decode_utf8_at(src, at) };
+        // Beyond the BMP, a scalar value is in no single-byte index.
+        u16::try_from(code_point).map_or(0, |unit| self.byte_for_unit(unit))
+    }
 }
 
 impl SingleByteIndex {

@@ -13,15 +13,17 @@
 //! unchanged. The tests compare it with the standard library.
 
 use core::arch::x86_64::{
-    __m512i, _mm_loadu_si128, _mm256_and_si256, _mm256_cmplt_epu32_mask, _mm256_cvtepu16_epi32, _mm256_loadu_si256,
-    _mm256_mask_blend_epi32, _mm256_mask_storeu_epi8, _mm256_maskz_compress_epi8, _mm256_movemask_epi8,
-    _mm256_or_si256, _mm256_set1_epi32, _mm256_slli_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm512_and_si512,
-    _mm512_castsi512_si256, _mm512_cmpeq_epi16_mask, _mm512_cmpge_epu16_mask, _mm512_cmplt_epu16_mask,
-    _mm512_cmplt_epu32_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu8_epi16, _mm512_cvtepu16_epi32,
-    _mm512_extracti64x4_epi64, _mm512_loadu_epi16, _mm512_mask_blend_epi16, _mm512_mask_blend_epi32,
-    _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_or_si512, _mm512_permutex2var_epi16, _mm512_set1_epi16,
-    _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi16, _mm512_slli_epi32, _mm512_srli_epi16,
-    _mm512_srli_epi32, _mm512_storeu_epi16, _mm512_test_epi16_mask, _pdep_u32, _pdep_u64,
+    __m256i, __m512i, _mm_loadu_si128, _mm256_and_si256, _mm256_cmplt_epu32_mask, _mm256_cvtepu16_epi32,
+    _mm256_loadu_si256, _mm256_mask_blend_epi32, _mm256_mask_storeu_epi8, _mm256_maskz_compress_epi8,
+    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi32, _mm256_slli_epi32, _mm256_srli_epi32,
+    _mm256_storeu_si256, _mm512_and_si512, _mm512_castsi256_si512, _mm512_castsi512_si256, _mm512_cmpeq_epi8_mask,
+    _mm512_cmpeq_epi16_mask, _mm512_cmpge_epu16_mask, _mm512_cmplt_epu16_mask, _mm512_cmplt_epu32_mask,
+    _mm512_cvtepi16_epi8, _mm512_cvtepu8_epi16, _mm512_cvtepu16_epi32, _mm512_extracti64x4_epi64, _mm512_inserti64x4,
+    _mm512_loadu_epi16, _mm512_loadu_si512, _mm512_mask_blend_epi8, _mm512_mask_blend_epi16, _mm512_mask_blend_epi32,
+    _mm512_mask_set1_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512,
+    _mm512_permutex2var_epi16, _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512,
+    _mm512_slli_epi16, _mm512_slli_epi32, _mm512_srli_epi16, _mm512_srli_epi32, _mm512_storeu_epi16,
+    _mm512_storeu_si512, _mm512_sub_epi16, _mm512_test_epi16_mask, _pdep_u32, _pdep_u64,
 };
 
 /// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX-512,
@@ -299,6 +301,120 @@ unsafe fn sixteen_to_utf8(units: __m512i, out: *mut u8) -> usize {
     n
 }
 
+/// Encodes valid UTF-8 into a single-byte encoding, 64 bytes a step: ASCII as
+/// itself, the index's run `start..start + len` as `code point - delta`, each lead
+/// byte's code point from it and the byte after it (a second load, one byte on) in
+/// 16-bit lanes, for a run of two-byte UTF-8 (U+0080 to U+07FF, as those of Latin,
+/// Greek, Cyrillic, Hebrew and Arabic are), or, with `WIDE`, the two bytes after it
+/// for a run of three-byte UTF-8 (Thai's); any other character from `index` (its byte
+/// in the index, or 0), one at a time, into its lead byte's lane; the
+/// bytes kept (ASCII and leads) compressed together. Returns the bytes read and
+/// written; it stops at the start of the first character not in the index, where
+/// fewer than 65 bytes are left, or 64 bytes of room, and writes nothing past the
+/// bytes it returns.
+///
+/// `src` starts at a character and is valid UTF-8 (a `&str`'s bytes).
+///
+/// # Safety
+/// The CPU must have the kernel's features: call it only where [`available`]
+/// returned `true`.
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    (start, len, delta): (u16, u16, u16),
+    index: &impl super::ByteLookup,
+) -> (usize, usize) {
+    let (mut read, mut written) = (0, 0);
+    let (start, len, delta) =
+        (_mm512_set1_epi16(start as i16), _mm512_set1_epi16(len as i16), _mm512_set1_epi16(delta as i16));
+    let set = _mm512_set1_epi8;
+    // The bytes a step reads: 64, and those of a sequence that starts at its end.
+    let reach = if WIDE { 66 } else { 65 };
+    while read + reach <= src.len() && written + 64 <= dst.len() {
+        // SAFETY: `src` holds the `reach` bytes at `read` (`next` and `after` are read
+        // only for a three-byte run, when `reach` is 66).
+        let (bytes, next, after) = unsafe {
+            let p = src.as_ptr().add(read);
+            let after = if WIDE { _mm512_loadu_si512(p.add(2).cast()) } else { _mm512_setzero_si512() };
+            (_mm512_loadu_si512(p.cast()), _mm512_loadu_si512(p.add(1).cast()), after)
+        };
+        // SAFETY: `dst` holds 64 bytes at `written`.
+        let out = unsafe { dst.as_mut_ptr().add(written) };
+        let ascii = !_mm512_movepi8_mask(bytes);
+        if ascii == u64::MAX {
+            // SAFETY: 64 writable bytes at `out`.
+            unsafe { _mm512_storeu_si512(out.cast(), bytes) };
+            read += 64;
+            written += 64;
+            continue;
+        }
+        let continuation = _mm512_cmpeq_epi8_mask(_mm512_and_si512(bytes, set(0xC0u8 as i8)), set(0x80u8 as i8));
+        // The lead bytes of the run's length.
+        let lead = if WIDE {
+            _mm512_cmpeq_epi8_mask(_mm512_and_si512(bytes, set(0xF0u8 as i8)), set(0xE0u8 as i8))
+        } else {
+            _mm512_cmpeq_epi8_mask(_mm512_and_si512(bytes, set(0xE0u8 as i8)), set(0xC0u8 as i8))
+        };
+        // Each byte with the one (or two) after it as such a sequence's code point,
+        // and the byte for it, 32 at a time.
+        let half = |bytes: __m256i, next: __m256i, after: __m256i| {
+            let (bytes, next) = (_mm512_cvtepu8_epi16(bytes), _mm512_cvtepu8_epi16(next));
+            let low6 = |units| _mm512_and_si512(units, _mm512_set1_epi16(0x3F));
+            let code_point = if WIDE {
+                _mm512_or_si512(
+                    _mm512_or_si512(_mm512_slli_epi16::<12>(bytes), _mm512_slli_epi16::<6>(low6(next))),
+                    low6(_mm512_cvtepu8_epi16(after)),
+                )
+            } else {
+                _mm512_or_si512(_mm512_slli_epi16::<6>(_mm512_and_si512(bytes, _mm512_set1_epi16(0x1F))), low6(next))
+            };
+            let in_run = _mm512_cmplt_epu16_mask(_mm512_sub_epi16(code_point, start), len);
+            (_mm512_cvtepi16_epi8(_mm512_sub_epi16(code_point, delta)), in_run)
+        };
+        let (low, low_in_run) =
+            half(_mm512_castsi512_si256(bytes), _mm512_castsi512_si256(next), _mm512_castsi512_si256(after));
+        let (high, high_in_run) = half(
+            _mm512_extracti64x4_epi64::<1>(bytes),
+            _mm512_extracti64x4_epi64::<1>(next),
+            _mm512_extracti64x4_epi64::<1>(after),
+        );
+        let in_run = u64::from(low_in_run) | u64::from(high_in_run) << 32;
+        let mapped = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), high);
+        let mut bytes_out = _mm512_mask_blend_epi8(ascii, mapped, bytes);
+        // The other characters' starts, in order, up to one not in the index.
+        let mut others = !(ascii | continuation | (lead & in_run));
+        let mut stop = 64;
+        while others != 0 {
+            let at = others.trailing_zeros() as usize;
+            let byte = index.byte_at(src, read + at);
+            if byte == 0 {
+                stop = at;
+                break;
+            }
+            bytes_out = _mm512_mask_set1_epi8(bytes_out, 1 << at, byte as i8);
+            others &= others - 1;
+        }
+        let keep = !continuation & lanes_below(stop);
+        let n = keep.count_ones() as usize;
+        // SAFETY: 64 writable bytes at `out`; the bytes kept only, so that nothing after
+        // the output is written.
+        unsafe { _mm512_mask_storeu_epi8(out.cast(), lanes_below(n), _mm512_maskz_compress_epi8(keep, bytes_out)) };
+        written += n;
+        if stop < 64 {
+            read += stop;
+            break;
+        }
+        // The continuation bytes of a character that starts in the step are taken
+        // too, so that each step starts at a character.
+        read += 64;
+        while src.get(read).is_some_and(|&byte| byte & 0xC0 == 0x80) {
+            read += 1;
+        }
+    }
+    (read, written)
+}
+
 /// The first `n` of 64 lanes.
 #[inline(always)]
 fn lanes_below(n: usize) -> u64 {
@@ -465,6 +581,92 @@ mod tests {
             assert_eq!(&out[..written], text.as_bytes(), "{round}");
             assert!(out[written..].iter().all(|&b| b == 0xAA), "wrote past the output: {round}");
             assert!(read + 32 > first_null || read + 32 > len || room - written < 96, "stopped early: {round}");
+        }
+    }
+
+    /// The steps from UTF-8 into a single-byte encoding, on random text of ASCII,
+    /// characters of the run (Latin-1's, as themselves, or Cyrillic's, with a delta)
+    /// and others of each UTF-8 length, in the table (U+0100, U+20AC) or not, from every
+    /// offset: what they read is encoded as the run and the table say, they stop at the
+    /// start of a character in neither or near the end of the input or the room, and
+    /// they write nothing past what they return.
+    #[test]
+    fn linear_steps_from_utf8_match_the_run() {
+        /// The table's characters out of the run, and their bytes.
+        fn in_table(c: u32) -> u8 {
+            if c == 0x100 || c == 0x20AC { 0x80 + (c % 0x7F) as u8 } else { 0 }
+        }
+        if !available() {
+            return;
+        }
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut next = move || rng.next();
+        for round in 0..3_000u64 {
+            // Latin-1's run, Cyrillic's (with a delta), Thai's (three-byte UTF-8).
+            let (start, len, delta) =
+                [(0xA0u16, 96u16, 0u16), (0x410, 64, 0x350), (0xE01, 58, 0xD60)][(round % 3) as usize];
+            // One character in `rarity` is out of the run.
+            let rarity = [4, 40, 400, 1_000_000][(round / 3 % 4) as usize];
+            let text: alloc::string::String = (0..20 + next() % 300)
+                .map(|_| {
+                    let pick = next();
+                    let c = if pick % rarity == 0 {
+                        [0x100, 0x20AC, 0x1F600, u32::from(start - 1), u32::from(start + len)][(pick / 7 % 5) as usize]
+                    } else if pick % 3 == 0 {
+                        u32::from(start) + (pick >> 8) as u32 % u32::from(len)
+                    } else {
+                        0x20 + (pick >> 8) as u32 % 0x5F
+                    };
+                    char::from_u32(c).expect("not a surrogate")
+                })
+                .collect();
+            for offset in [0, 1, 2, 3] {
+                let Some(src) = text.get(offset..) else { continue };
+                let room = 64 + (next() % 400) as usize;
+                let mut out = alloc::vec![0xAAu8; room];
+                // SAFETY: the CPU has the features, as checked above.
+                struct Table;
+                impl super::super::ByteLookup for Table {
+                    fn byte_at(&self, src: &[u8], at: usize) -> u8 {
+                        let c = core::str::from_utf8(&src[at..]).expect("valid").chars().next().expect("a character");
+                        in_table(c as u32)
+                    }
+                }
+                let byte_at = &Table;
+                let (read, written) = unsafe {
+                    if start >= 0x800 {
+                        linear_steps_from_utf8::<true>(src.as_bytes(), &mut out, (start, len, delta), byte_at)
+                    } else {
+                        linear_steps_from_utf8::<false>(src.as_bytes(), &mut out, (start, len, delta), byte_at)
+                    }
+                };
+                let mut expected = alloc::vec::Vec::new();
+                let mut stop = src.len();
+                for (at, c) in src.char_indices() {
+                    let c = c as u32;
+                    if c < 0x80 {
+                        expected.push(c as u8);
+                    } else if c.wrapping_sub(u32::from(start)) < u32::from(len) {
+                        expected.push((c - u32::from(delta)) as u8);
+                    } else if in_table(c) != 0 {
+                        expected.push(in_table(c));
+                    } else {
+                        stop = at;
+                        break;
+                    }
+                    if at + 1 > read {
+                        break;
+                    }
+                }
+                assert!(src.is_char_boundary(read) && read <= stop, "{round} {offset}: {read} {stop}");
+                let chars = src[..read].chars().count();
+                assert_eq!(out[..written], expected[..chars], "{round} {offset}");
+                assert!(out[written..].iter().all(|&b| b == 0xAA), "wrote past the output: {round}");
+                assert!(
+                    read == stop || read + 64 + if start >= 0x800 { 2 } else { 1 } > src.len() || written + 64 > room,
+                    "stopped early: {round} {offset}"
+                );
+            }
         }
     }
 

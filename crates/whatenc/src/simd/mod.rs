@@ -436,6 +436,46 @@ pub(crate) fn decode_single_byte_to_utf16(
     decode_table_to_utf16(src, dst, table, start, len, delta)
 }
 
+/// The byte of a character in a single-byte index, for the kernels that encode into
+/// one ([`encode_utf8_single_byte_steps`]).
+pub(crate) trait ByteLookup {
+    /// The byte of the character that starts at `src[at]` (valid UTF-8), or 0 when
+    /// the index does not have it.
+    #[cfg_attr(
+        any(not(target_arch = "x86_64"), whatenc_portable),
+        allow(dead_code, reason = "only the AVX-512 kernel asks")
+    )]
+    fn byte_at(&self, src: &[u8], at: usize) -> u8;
+}
+
+/// Encodes `src` (valid UTF-8, from a character on) into a single-byte encoding while
+/// its characters are in the index: ASCII, the run (`run`: start, length, delta) or
+/// `index`'s others, with the AVX-512 steps of 64 bytes where the CPU has them
+/// (`avx512_utf16::linear_steps_from_utf8`); elsewhere, and for fewer than 65 bytes,
+/// none. Returns the bytes read and written.
+#[inline(always)]
+pub(crate) fn encode_utf8_single_byte_steps(
+    src: &[u8],
+    dst: &mut [u8],
+    run: (u16, u16, u16),
+    index: &impl ByteLookup,
+) -> (usize, usize) {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if src.len() > 64 && dst.len() >= 64 && avx512_utf16::available() {
+        // SAFETY: the CPU has the kernel's features, as `available` just said.
+        return unsafe {
+            if run.0 >= 0x800 {
+                avx512_utf16::linear_steps_from_utf8::<true>(src, dst, run, index)
+            } else {
+                avx512_utf16::linear_steps_from_utf8::<false>(src, dst, run, index)
+            }
+        };
+    }
+    #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+    let _ = (src, dst, run, index);
+    (0, 0)
+}
+
 /// Transcodes valid UTF-8 to UTF-16; the caller guarantees `dst.len() >= s.len()`.
 /// Returns the units written. The AVX2 kernel, else the SSSE3 one, where the cap
 /// and the CPU allow them.
