@@ -215,6 +215,7 @@ fn encode_utf16<const HTML: bool>(
     had_unmappable: &mut bool,
 ) -> (EncodeStatus, usize) {
     let mut pos = 0;
+    let (mut steps_from, mut back_off) = (0, STEPS_BACK_OFF);
     loop {
         if pos == units.len() {
             return (EncodeStatus::InputEmpty, pos);
@@ -226,6 +227,24 @@ fn encode_utf16<const HTML: bool>(
         // Every step writes one byte (an error writes none; a reference is a step of
         // its own, after which the room is checked again), so this many fit.
         let steps = (room - ENCODE_STEP + 1).min(units.len() - pos);
+        // Whole steps of 32 units with AVX-512: ASCII and the run in vectors, other
+        // units in the index one at a time into them; after a call that stopped
+        // inside its first step, not again for a while (as in `encode_str`).
+        if pos >= steps_from {
+            let run = (index.run_start, index.run_len, index.run_delta);
+            let read = crate::simd::encode_utf16_single_byte_steps(&units[pos..pos + steps], dst.spare(), run, index);
+            dst.commit(read);
+            pos += read;
+            if read < 32 {
+                steps_from = pos + back_off / 2;
+                back_off = (2 * back_off).min(STEPS_BACK_OFF_MAX);
+            } else {
+                back_off = STEPS_BACK_OFF;
+            }
+            if read != 0 {
+                continue;
+            }
+        }
         let bulk = crate::simd::encode_utf16_linear(
             &units[pos..pos + steps],
             &mut dst.spare()[..steps],
@@ -303,6 +322,11 @@ impl crate::simd::ByteLookup for SingleByteIndex {
         let (code_point, _) = if src[at] < 0x80 { (u32::from(src[at]), 1) } else { super::decode_utf8_at(src, at) };
         // Beyond the BMP, a scalar value is in no single-byte index.
         u16::try_from(code_point).map_or(0, |unit| self.byte_for_unit(unit))
+    }
+
+    #[inline(always)]
+    fn byte_of_unit(&self, unit: u16) -> u8 {
+        self.byte_for_unit(unit)
     }
 }
 

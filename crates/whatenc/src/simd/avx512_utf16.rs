@@ -14,16 +14,17 @@
 
 use core::arch::x86_64::{
     __m256i, __m512i, _mm_loadu_si128, _mm256_and_si256, _mm256_cmplt_epu32_mask, _mm256_cvtepu16_epi32,
-    _mm256_loadu_si256, _mm256_mask_blend_epi32, _mm256_mask_storeu_epi8, _mm256_maskz_compress_epi8,
-    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi32, _mm256_slli_epi32, _mm256_srli_epi32,
-    _mm256_storeu_si256, _mm512_and_si512, _mm512_castsi256_si512, _mm512_castsi512_si256, _mm512_cmpeq_epi8_mask,
-    _mm512_cmpeq_epi16_mask, _mm512_cmpge_epu16_mask, _mm512_cmplt_epu16_mask, _mm512_cmplt_epu32_mask,
-    _mm512_cvtepi16_epi8, _mm512_cvtepu8_epi16, _mm512_cvtepu16_epi32, _mm512_extracti64x4_epi64, _mm512_inserti64x4,
-    _mm512_loadu_epi16, _mm512_loadu_si512, _mm512_mask_blend_epi8, _mm512_mask_blend_epi16, _mm512_mask_blend_epi32,
-    _mm512_mask_set1_epi8, _mm512_mask_storeu_epi8, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512,
-    _mm512_permutex2var_epi16, _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512,
-    _mm512_slli_epi16, _mm512_slli_epi32, _mm512_srli_epi16, _mm512_srli_epi32, _mm512_storeu_epi16,
-    _mm512_storeu_si512, _mm512_sub_epi16, _mm512_test_epi16_mask, _pdep_u32, _pdep_u64,
+    _mm256_loadu_si256, _mm256_mask_blend_epi32, _mm256_mask_set1_epi8, _mm256_mask_storeu_epi8,
+    _mm256_maskz_compress_epi8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi32, _mm256_slli_epi32,
+    _mm256_srli_epi32, _mm256_storeu_si256, _mm512_and_si512, _mm512_castsi256_si512, _mm512_castsi512_si256,
+    _mm512_cmpeq_epi8_mask, _mm512_cmpeq_epi16_mask, _mm512_cmpge_epu16_mask, _mm512_cmplt_epu16_mask,
+    _mm512_cmplt_epu32_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu8_epi16, _mm512_cvtepu16_epi32,
+    _mm512_extracti64x4_epi64, _mm512_inserti64x4, _mm512_loadu_epi16, _mm512_loadu_si512, _mm512_mask_blend_epi8,
+    _mm512_mask_blend_epi16, _mm512_mask_blend_epi32, _mm512_mask_set1_epi8, _mm512_mask_storeu_epi8,
+    _mm512_mask_sub_epi16, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi16,
+    _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi16, _mm512_slli_epi32,
+    _mm512_srli_epi16, _mm512_srli_epi32, _mm512_storeu_epi16, _mm512_storeu_si512, _mm512_sub_epi16,
+    _mm512_test_epi16_mask, _pdep_u32, _pdep_u64,
 };
 
 /// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX-512,
@@ -415,6 +416,56 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
     (read, written)
 }
 
+/// Encodes UTF-16 into a single-byte encoding, 32 units a step: ASCII as itself,
+/// the index's run `start..start + len` as `unit - delta`, in 16-bit lanes narrowed
+/// to bytes; any other unit from `index` (its byte in the index, or 0), one at a time,
+/// into its lane. Returns the units read (as many bytes are written); it stops at the
+/// first unit not in the index (a surrogate never is), where fewer than 32 units are
+/// left, or 32 bytes of room, and writes nothing past the bytes it returns.
+///
+/// # Safety
+/// The CPU must have the kernel's features: call it only where [`available`]
+/// returned `true`.
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+pub(crate) unsafe fn linear_steps_from_utf16(
+    src: &[u16],
+    dst: &mut [u8],
+    (start, len, delta): (u16, u16, u16),
+    index: &impl super::ByteLookup,
+) -> usize {
+    let limit = src.len().min(dst.len());
+    let mut read = 0;
+    let (start, len, delta) =
+        (_mm512_set1_epi16(start as i16), _mm512_set1_epi16(len as i16), _mm512_set1_epi16(delta as i16));
+    while read + 32 <= limit {
+        // SAFETY: `src` holds the 32 units at `read`.
+        let units = unsafe { _mm512_loadu_epi16(src.as_ptr().add(read).cast()) };
+        let ascii = _mm512_cmplt_epu16_mask(units, _mm512_set1_epi16(0x80));
+        let in_run = _mm512_cmplt_epu16_mask(_mm512_sub_epi16(units, start), len);
+        let mut bytes = _mm512_cvtepi16_epi8(_mm512_mask_sub_epi16(units, in_run, units, delta));
+        // The other units, in order, up to one not in the index.
+        let mut others = !(ascii | in_run);
+        let mut stop = 32;
+        while others != 0 {
+            let at = others.trailing_zeros() as usize;
+            let byte = index.byte_of_unit(src[read + at]);
+            if byte == 0 {
+                stop = at;
+                break;
+            }
+            bytes = _mm256_mask_set1_epi8(bytes, 1 << at, byte as i8);
+            others &= others - 1;
+        }
+        // SAFETY: `dst` holds 32 bytes at `read`; the bytes kept only.
+        unsafe { _mm256_mask_storeu_epi8(dst.as_mut_ptr().add(read).cast(), lanes_below(stop) as u32, bytes) };
+        read += stop;
+        if stop < 32 {
+            break;
+        }
+    }
+    read
+}
+
 /// The first `n` of 64 lanes.
 #[inline(always)]
 fn lanes_below(n: usize) -> u64 {
@@ -631,6 +682,9 @@ mod tests {
                         let c = core::str::from_utf8(&src[at..]).expect("valid").chars().next().expect("a character");
                         in_table(c as u32)
                     }
+                    fn byte_of_unit(&self, _: u16) -> u8 {
+                        unreachable!("only characters of UTF-8 are asked")
+                    }
                 }
                 let byte_at = &Table;
                 let (read, written) = unsafe {
@@ -667,6 +721,63 @@ mod tests {
                     "stopped early: {round} {offset}"
                 );
             }
+        }
+    }
+
+    /// The steps from UTF-16 into a single-byte encoding, on random units: ASCII,
+    /// the run's (Latin-1's or Cyrillic's), the table's others (U+0100, U+20AC) and
+    /// units in neither (surrogates among them), at every length around the steps
+    /// and every room: what they read is encoded as the run and the table say, they
+    /// stop at the first unit in neither or near the end of the input or the room,
+    /// and they write nothing past what they return.
+    #[test]
+    fn linear_steps_from_utf16_match_the_run() {
+        struct Table;
+        impl super::super::ByteLookup for Table {
+            fn byte_at(&self, _: &[u8], _: usize) -> u8 {
+                unreachable!("only units are asked")
+            }
+            fn byte_of_unit(&self, unit: u16) -> u8 {
+                if unit == 0x100 || unit == 0x20AC { 0x80 + (unit % 0x7F) as u8 } else { 0 }
+            }
+        }
+        if !available() {
+            return;
+        }
+        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        let mut next = move || rng.next();
+        for round in 0..4_000u64 {
+            let (start, len, delta) = [(0xA0u16, 96u16, 0u16), (0x410, 64, 0x350)][(round % 2) as usize];
+            let rarity = [3, 30, 300, 1_000_000][(round / 2 % 4) as usize];
+            let units: alloc::vec::Vec<u16> = (0..next() % 200)
+                .map(|_| {
+                    let pick = next();
+                    if pick % rarity == 0 {
+                        [0xD800, 0xDFFF, start - 1, start + len, 0xFFFF][(pick / 7 % 5) as usize]
+                    } else {
+                        match pick % 4 {
+                            0 => start + (pick >> 8) as u16 % len,
+                            1 => [0x100, 0x20AC][(pick >> 8) as usize % 2],
+                            _ => (pick >> 8) as u16 % 0x80,
+                        }
+                    }
+                })
+                .collect();
+            let room = (next() % 220) as usize;
+            let mut out = alloc::vec![0xAAu8; room];
+            // SAFETY: the CPU has the features, as checked above.
+            let read = unsafe { linear_steps_from_utf16(&units, &mut out, (start, len, delta), &Table) };
+            let byte = |unit: u16| match unit {
+                0..0x80 => unit as u8,
+                _ if unit.wrapping_sub(start) < len => (unit - delta) as u8,
+                _ => super::super::ByteLookup::byte_of_unit(&Table, unit),
+            };
+            let stop = units.iter().position(|&unit| unit >= 0x80 && byte(unit) == 0).unwrap_or(units.len());
+            let expected: alloc::vec::Vec<u8> = units[..read.min(stop)].iter().map(|&unit| byte(unit)).collect();
+            assert!(read <= stop, "{round}: {read} {stop}");
+            assert_eq!(out[..read], expected[..], "{round}");
+            assert!(out[read..].iter().all(|&b| b == 0xAA), "wrote past the output: {round}");
+            assert!(read == stop || read + 32 > units.len().min(room), "stopped early: {round}");
         }
     }
 

@@ -437,7 +437,7 @@ pub(crate) fn decode_single_byte_to_utf16(
 }
 
 /// The byte of a character in a single-byte index, for the kernels that encode into
-/// one ([`encode_utf8_single_byte_steps`]).
+/// one ([`encode_utf8_single_byte_steps`], [`encode_utf16_single_byte_steps`]).
 pub(crate) trait ByteLookup {
     /// The byte of the character that starts at `src[at]` (valid UTF-8), or 0 when
     /// the index does not have it.
@@ -446,6 +446,35 @@ pub(crate) trait ByteLookup {
         allow(dead_code, reason = "only the AVX-512 kernel asks")
     )]
     fn byte_at(&self, src: &[u8], at: usize) -> u8;
+    /// The byte of a UTF-16 code unit that is not a surrogate, or 0 when the index
+    /// does not have it (or it is a surrogate).
+    #[cfg_attr(
+        any(not(target_arch = "x86_64"), whatenc_portable),
+        allow(dead_code, reason = "only the AVX-512 kernel asks")
+    )]
+    fn byte_of_unit(&self, unit: u16) -> u8;
+}
+
+/// Encodes UTF-16 into a single-byte encoding while its units are in the index:
+/// ASCII, the run (`run`: start, length, delta) or `index`'s others, with the AVX-512
+/// steps of 32 units where the CPU has them (`avx512_utf16::linear_steps_from_utf16`);
+/// elsewhere, and for fewer than 32 units, none. Returns the units read (and bytes
+/// written).
+#[inline(always)]
+pub(crate) fn encode_utf16_single_byte_steps(
+    src: &[u16],
+    dst: &mut [u8],
+    run: (u16, u16, u16),
+    index: &impl ByteLookup,
+) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if src.len() >= 32 && dst.len() >= 32 && avx512_utf16::available() {
+        // SAFETY: the CPU has the kernel's features, as `available` just said.
+        return unsafe { avx512_utf16::linear_steps_from_utf16(src, dst, run, index) };
+    }
+    #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+    let _ = (src, dst, run, index);
+    0
 }
 
 /// Encodes `src` (valid UTF-8, from a character on) into a single-byte encoding while
