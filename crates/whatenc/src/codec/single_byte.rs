@@ -245,51 +245,81 @@ fn encode_utf16<const HTML: bool>(
                 continue;
             }
         }
-        let bulk = crate::simd::encode_utf16_linear(
-            &units[pos..pos + steps],
-            &mut dst.spare()[..steps],
-            index.run_start,
-            index.run_len,
-            index.run_delta,
-        );
-        dst.commit(bulk);
-        pos += bulk;
-        if bulk == steps {
-            continue;
-        }
-        // A unit neither ASCII nor in the run.
         let first = units[pos];
-        if index.byte_for_unit(first) == 0 {
-            // Not in the index (surrogates never are): error with the scalar value.
-            let (c, len) = super::read_utf16(first, units.get(pos + 1).copied());
-            if !HTML {
-                return (EncodeStatus::Unmappable(c), pos + len);
+        // An unmappable first unit at once, not after a block that looked up fifteen
+        // more for nothing (text of another script: one after another).
+        if first < 0x80 || first.wrapping_sub(index.run_start) < index.run_len || index.byte_for_unit(first) != 0 {
+            // ASCII and the run in vectors, the index's other units looked up into
+            // them, up to one it does not have.
+            let (src, out) = (&units[pos..pos + steps], &mut dst.spare()[..steps]);
+            let run = (index.run_start, index.run_len, index.run_delta);
+            let read = crate::simd::encode_utf16_in_index(src, out, run, index)
+                .unwrap_or_else(|| encode_utf16_in_index(src, out, index));
+            dst.commit(read);
+            pos += read;
+            if read == steps {
+                continue;
             }
-            // At least a step's room is left: each byte before it was one of the
-            // `steps`.
-            dst.push_reference(c);
-            *had_unmappable = true;
-            pos += len;
-            continue;
         }
-        // Then a table block: its units up to the first one not in the index (or
-        // U+0000), all sixteen bytes written in one store and that many kept; a
-        // shorter end, the units one at a time.
-        let steps = steps - bulk;
-        match units[pos..].first_chunk::<UNIT_BLOCK>() {
-            Some(block) if steps >= UNIT_BLOCK => {
-                let bytes: [u8; UNIT_BLOCK] = core::array::from_fn(|i| index.byte_for_unit(block[i]));
-                let kept = bytes.iter().position(|&byte| byte == 0).unwrap_or(UNIT_BLOCK);
-                dst.spare()[..UNIT_BLOCK].copy_from_slice(&bytes);
-                dst.commit(kept);
-                pos += kept;
+        // Not in the index (surrogates never are): error with the scalar value. At
+        // least a step's room is left: each byte before it was one of the `steps`.
+        let (c, len) = super::read_utf16(units[pos], units.get(pos + 1).copied());
+        if !HTML {
+            return (EncodeStatus::Unmappable(c), pos + len);
+        }
+        dst.push_reference(c);
+        *had_unmappable = true;
+        pos += len;
+    }
+}
+
+/// The longest prefix of `units` that fits in `out` and whose units are in the
+/// index, encoded, where `simd` has no kernel for it (the portable tier, aarch64):
+/// units in the index's run (and ASCII) in bulk, then others by table a block at a
+/// time (all sixteen bytes written in one store and those up to the first unit not
+/// in the index, or U+0000, kept), or one at a time at the end. Returns its length.
+#[inline(always)]
+fn encode_utf16_in_index(units: &[u16], out: &mut [u8], index: &SingleByteIndex) -> usize {
+    let limit = units.len().min(out.len());
+    let mut pos = 0;
+    while pos < limit {
+        let unit = units[pos];
+        if unit < 0x80 || unit.wrapping_sub(index.run_start) < index.run_len {
+            pos += crate::simd::encode_utf16_linear(
+                &units[pos..limit],
+                &mut out[pos..limit],
+                index.run_start,
+                index.run_len,
+                index.run_delta,
+            );
+            if pos == limit {
+                break;
+            }
+        }
+        // A unit neither ASCII nor in the run: not in the index, the caller's error
+        // (before a block that would look up fifteen more for nothing).
+        let first = index.byte_for_unit(units[pos]);
+        if first == 0 {
+            return pos;
+        }
+        match (units[pos..limit].first_chunk::<UNIT_BLOCK>(), out[pos..limit].first_chunk_mut::<UNIT_BLOCK>()) {
+            (Some(block), Some(out)) => {
+                // Looked up into a local array, then stored in one piece: stored a
+                // byte at a time and read back, they would stall the loads.
+                let mut bytes = [0u8; UNIT_BLOCK];
+                for (byte, &unit) in bytes.iter_mut().zip(block) {
+                    *byte = index.byte_for_unit(unit);
+                }
+                *out = bytes;
+                pos += bytes.iter().position(|&byte| byte == 0).unwrap_or(UNIT_BLOCK);
             }
             _ => {
-                dst.push(index.byte_for_unit(first));
+                out[pos] = first;
                 pos += 1;
             }
         }
     }
+    pos
 }
 
 /// The tables of one single-byte index, generated into `tables/single_byte.rs`, and

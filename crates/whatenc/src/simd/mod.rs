@@ -455,6 +455,26 @@ pub(crate) trait ByteLookup {
     fn byte_of_unit(&self, unit: u16) -> u8;
 }
 
+/// Encodes the longest prefix of `src` that fits in `dst` and whose units are in a
+/// single-byte index (ASCII, the run, `index`'s others) with the SSE2 kernel of
+/// `x86_64` where the cap allows it: `Some` with its length (up to 15 bytes after it
+/// may be written). `None` elsewhere: the caller's own loop goes on.
+#[inline(always)]
+pub(crate) fn encode_utf16_in_index(
+    src: &[u16],
+    dst: &mut [u8],
+    run: (u16, u16, u16),
+    index: &impl ByteLookup,
+) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if allows(Tier::Sse2) {
+        return Some(x86_64::encode_utf16_in_index(src, dst, run, index));
+    }
+    #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+    let _ = (src, dst, run, index);
+    None
+}
+
 /// Encodes UTF-16 into a single-byte encoding while its units are in the index:
 /// ASCII, the run (`run`: start, length, delta) or `index`'s others, with the AVX-512
 /// steps of 32 units where the CPU has them (`avx512_utf16::linear_steps_from_utf16`);

@@ -447,28 +447,7 @@ pub(super) fn encode_utf16_linear_loop<const HAND_OFF: bool>(
             return pos
                 + super::long_run::encode_utf16_linear(&src[pos..limit], &mut dst[pos..limit], start, len, delta);
         }
-        let block = &src[pos..pos + LANES];
-        // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors. SSE2 is x86_64's
-        // baseline.
-        let (packed, mapped) = unsafe {
-            let ptr = block.as_ptr().cast::<__m128i>();
-            let zero = _mm_setzero_si128();
-            let ascii_bits = _mm_set1_epi16(0xFF80u16 as i16);
-            let start = _mm_set1_epi16(start as i16);
-            // `unit - start < len` (unsigned) is `(unit - start) -sat (len - 1) == 0`.
-            let last = _mm_set1_epi16(len.wrapping_sub(1) as i16);
-            let delta = _mm_set1_epi16(delta as i16);
-            let map = |units: __m128i| {
-                let ascii = _mm_cmpeq_epi16(_mm_and_si128(units, ascii_bits), zero);
-                let in_run = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_sub_epi16(units, start), last), zero);
-                let bytes = _mm_sub_epi16(units, _mm_and_si128(in_run, delta));
-                (bytes, _mm_or_si128(ascii, in_run))
-            };
-            let (low, low_ok) = map(_mm_loadu_si128(ptr));
-            let (high, high_ok) = map(_mm_loadu_si128(ptr.add(1)));
-            // One bit per unit, set when it is mapped.
-            (_mm_packus_epi16(low, high), _mm_movemask_epi8(_mm_packs_epi16(low_ok, high_ok)) as u32)
-        };
+        let (packed, mapped) = map_linear_block(&src[pos..pos + LANES], start, len, delta);
         let out = &mut dst[pos..pos + LANES];
         // SAFETY: `out` holds 16 writable bytes. SSE2 is x86_64's baseline.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), packed) };
@@ -480,6 +459,93 @@ pub(super) fn encode_utf16_linear_loop<const HAND_OFF: bool>(
         pos += LANES;
     }
     pos + super::scalar::encode_utf16_linear(&src[pos..limit], &mut dst[pos..limit], start, len, delta)
+}
+
+/// The bytes of 16 units that are ASCII (as themselves) or in `start..start + len`
+/// (as `unit - delta`), others' garbage, and one bit per unit, set when it is either.
+#[inline(always)]
+fn map_linear_block(block: &[u16], start: u16, len: u16, delta: u16) -> (__m128i, u32) {
+    assert!(block.len() >= LANES);
+    // SAFETY: `block` holds 16 readable u16s, i.e. two 16-byte vectors; the rest is
+    // register-only SSE2, x86_64's baseline.
+    unsafe {
+        let ptr = block.as_ptr().cast::<__m128i>();
+        let zero = _mm_setzero_si128();
+        let ascii_bits = _mm_set1_epi16(0xFF80u16 as i16);
+        let start = _mm_set1_epi16(start as i16);
+        // `unit - start < len` (unsigned) is `(unit - start) -sat (len - 1) == 0`.
+        let last = _mm_set1_epi16(len.wrapping_sub(1) as i16);
+        let delta = _mm_set1_epi16(delta as i16);
+        let map = |units: __m128i| {
+            let ascii = _mm_cmpeq_epi16(_mm_and_si128(units, ascii_bits), zero);
+            let in_run = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_sub_epi16(units, start), last), zero);
+            let bytes = _mm_sub_epi16(units, _mm_and_si128(in_run, delta));
+            (bytes, _mm_or_si128(ascii, in_run))
+        };
+        let (low, low_ok) = map(_mm_loadu_si128(ptr));
+        let (high, high_ok) = map(_mm_loadu_si128(ptr.add(1)));
+        (_mm_packus_epi16(low, high), _mm_movemask_epi8(_mm_packs_epi16(low_ok, high_ok)) as u32)
+    }
+}
+
+/// Encodes the longest prefix of `src` that fits in `dst` and whose units are in a
+/// single-byte index: ASCII and the index's run (`run`: start, length, delta) 16 at a
+/// time as in [`encode_utf16_linear`], the block stored whole, then its other units
+/// looked up in `index` one at a time and written over their bytes, up to the first
+/// one it does not have (a surrogate never is). Returns the prefix's length; it may
+/// write up to 15 bytes past it. After 16 blocks in a row with no other unit, the rest
+/// of the run goes to [`encode_utf16_linear`]'s hand-off (AVX2 where allowed).
+///
+/// In text where the index's other characters come every few units (Vietnamese
+/// into windows-1258, Czech into windows-1250) this spares a call of the run's
+/// kernel after each of them, and a table block that ended at the next one.
+#[inline(always)]
+pub(crate) fn encode_utf16_in_index(
+    src: &[u16],
+    dst: &mut [u8],
+    (start, len, delta): (u16, u16, u16),
+    index: &impl super::ByteLookup,
+) -> usize {
+    let limit = src.len().min(dst.len());
+    let mut pos = 0;
+    // Blocks in a row with no other unit.
+    let mut plain = 0;
+    while pos + LANES <= limit {
+        if plain == LONG_NARROWING_RUN / LANES {
+            plain = 0;
+            pos += super::long_run::encode_utf16_linear(&src[pos..limit], &mut dst[pos..limit], start, len, delta);
+            continue;
+        }
+        let (packed, mapped) = map_linear_block(&src[pos..pos + LANES], start, len, delta);
+        // SAFETY: 16 writable bytes at `pos`. SSE2 is x86_64's baseline.
+        unsafe { _mm_storeu_si128(dst[pos..pos + LANES].as_mut_ptr().cast::<__m128i>(), packed) };
+        let mut others = !mapped & 0xFFFF;
+        plain = if others == 0 { plain + 1 } else { 0 };
+        while others != 0 {
+            let at = others.trailing_zeros() as usize;
+            let byte = index.byte_of_unit(src[pos + at]);
+            if byte == 0 {
+                return pos + at;
+            }
+            dst[pos + at] = byte;
+            others &= others - 1;
+        }
+        pos += LANES;
+    }
+    while pos < limit {
+        let unit = src[pos];
+        let byte = match unit {
+            0..0x80 => unit as u8,
+            _ if unit.wrapping_sub(start) < len => unit.wrapping_sub(delta) as u8,
+            _ => index.byte_of_unit(unit),
+        };
+        if byte == 0 && unit != 0 {
+            break;
+        }
+        dst[pos] = byte;
+        pos += 1;
+    }
+    pos
 }
 
 /// One bit per code unit of the 16 in `low` then `high`, set when it is ASCII.
@@ -1005,6 +1071,69 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The single-byte encoder's kernel against the index it is given, unit by unit:
+    /// text of ASCII, the run's units, the table's others and units in neither
+    /// (surrogates among them), in stretches long enough for the hand-off of plain
+    /// blocks (to AVX2 where the CPU and the cap allow it) and short ones, into rooms
+    /// of every size: it stops at the first unit in neither, or at the end of the room,
+    /// and writes no more than 16 bytes past what it returns.
+    #[test]
+    fn encode_utf16_in_index_matches_the_index() {
+        struct Table;
+        impl super::super::ByteLookup for Table {
+            fn byte_at(&self, _: &[u8], _: usize) -> u8 {
+                unreachable!("only units are asked")
+            }
+            fn byte_of_unit(&self, unit: u16) -> u8 {
+                match unit {
+                    0x152 | 0x160 | 0x2019 | 0x20AC => 0x80 + (unit % 0x1F) as u8,
+                    _ => 0,
+                }
+            }
+        }
+        const FILL: u8 = 0xEE;
+        let (start, len, delta) = (0xA0u16, 96u16, 0u16);
+        let byte = |unit: u16| match unit {
+            0..0x80 => unit as u8,
+            _ if unit.wrapping_sub(start) < len => (unit - delta) as u8,
+            _ => super::super::ByteLookup::byte_of_unit(&Table, unit),
+        };
+        let mut next = super::super::xorshift(29);
+        for round in 0..3_000u32 {
+            // Stretches of plain text (ASCII and the run) of every length up to
+            // past the hand-off, with others between them.
+            let mut units = alloc::vec::Vec::new();
+            while units.len() < 700 {
+                let plain = next() as usize % [8, 40, 400][round as usize % 3];
+                for _ in 0..plain {
+                    let pick = next();
+                    units.push(if pick.is_multiple_of(5) {
+                        start + (pick >> 8) as u16 % len
+                    } else {
+                        (pick >> 8) as u16 % 0x80
+                    });
+                }
+                let pick = next();
+                units.push(match pick % 16 {
+                    0 => 0xD800,
+                    1 => 0x100,
+                    2 => 0x3B1,
+                    _ => [0x152, 0x160, 0x2019, 0x20AC][(pick >> 8) as usize % 4],
+                });
+            }
+            let offset = round as usize % 9;
+            let src = &units[offset..];
+            let room = [src.len(), 300, 257, 33, 16, 5][round as usize % 6];
+            let mut out = alloc::vec![FILL; room];
+            let n = super::encode_utf16_in_index(src, &mut out, (start, len, delta), &Table);
+            let stop = src.iter().position(|&unit| byte(unit) == 0 && unit != 0).unwrap_or(src.len());
+            assert_eq!(n, stop.min(room), "round {round}");
+            let expected: alloc::vec::Vec<u8> = src[..n].iter().map(|&unit| byte(unit)).collect();
+            assert_eq!(out[..n], expected[..], "round {round}");
+            assert!(out[(n + 16).min(room)..].iter().all(|&b| b == FILL), "scratch: round {round}");
         }
     }
 
