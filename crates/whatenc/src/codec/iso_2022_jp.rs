@@ -493,17 +493,28 @@ impl Iso2022JpEncoder {
             let bytes = text.as_bytes();
             let mut pos = 0;
             'run: while dst.room() >= ENCODE_STEP {
-                // As many steps as leave the room at `ENCODE_STEP` or more before each.
-                for _ in 0..(dst.room() - ENCODE_STEP) / 2 + 1 {
-                    let Some(&lead) = bytes.get(pos) else { break 'run };
+                // As many steps as leave the room at `ENCODE_STEP` or more before each,
+                // written through a local count (not the sink's, kept in memory).
+                let steps = (dst.room() - ENCODE_STEP) / 2 + 1;
+                let out = &mut dst.spare()[..2 * steps];
+                let mut written = 0;
+                while written < out.len() {
+                    let Some(&lead) = bytes.get(pos) else { break };
                     if lead < 0x80 {
-                        break 'run;
+                        break;
                     }
                     // `text` is valid UTF-8: a lead byte's continuation bytes follow it.
                     let (code_point, len) = decode_utf8_at(bytes, pos);
-                    let Some(pointer) = jis0208_run_pointer(code_point) else { break 'run };
+                    let Some(pointer) = jis0208_run_pointer(code_point) else { break };
                     pos += len;
-                    dst.extend(&[(pointer / 94 + 0x21) as u8, (pointer % 94 + 0x21) as u8]);
+                    out[written] = (pointer / 94 + 0x21) as u8;
+                    out[written + 1] = (pointer % 94 + 0x21) as u8;
+                    written += 2;
+                }
+                let full = written == out.len();
+                dst.commit(written);
+                if !full {
+                    break 'run;
                 }
             }
             src.advance(pos);
