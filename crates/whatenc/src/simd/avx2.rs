@@ -45,11 +45,13 @@
 
 use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, Steps};
 use core::arch::x86_64::{
-    __m128i, __m256i, _mm_storeu_si128, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi16,
+    __m128i, __m256i, _mm_loadu_si128, _mm_shuffle_epi8, _mm_srli_si128, _mm_storel_epi64, _mm_storeu_si128,
+    _mm256_and_si256, _mm256_blendv_epi8, _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_cmpeq_epi16,
     _mm256_cmpgt_epi8, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
     _mm256_or_si256, _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute4x64_epi64, _mm256_set1_epi8,
-    _mm256_set1_epi16, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-    _mm256_storeu_si256, _mm256_sub_epi16, _mm256_subs_epu8, _mm256_subs_epu16, _mm256_testz_si256, _mm256_xor_si256,
+    _mm256_set1_epi16, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_slli_epi16,
+    _mm256_srli_epi16, _mm256_storeu_si256, _mm256_sub_epi16, _mm256_subs_epu8, _mm256_subs_epu16, _mm256_testz_si256,
+    _mm256_xor_si256,
 };
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows AVX2, and
@@ -519,6 +521,163 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     written + super::scalar::utf8_to_utf16(&s[read..], &mut dst[written..])
 }
 
+/// For each 8-bit mask, the `pshufb` indexes that gather the bytes of an 8-byte group
+/// whose bits are set, in order (0x80, a zero, after them).
+static KEEP_SHUFFLES: [[u8; 16]; 256] = keep_shuffles();
+
+const fn keep_shuffles() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut bit, mut kept) = (0, 0);
+        while bit < 8 {
+            if mask >> bit & 1 != 0 {
+                table[mask][kept] = bit as u8;
+                kept += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// Encodes valid UTF-8 into a single-byte encoding, 32 bytes a step: the AVX2 twin
+/// of `super::avx512_utf16::linear_steps_from_utf8` (ASCII as itself, the index's run
+/// from two-byte UTF-8, or three-byte with `WIDE`, in 16-bit lanes, other characters
+/// from `index` one at a time), the bytes kept packed by `pshufb` eight at a time.
+/// Returns the bytes read and written; it stops at the start of the first character
+/// not in the index, where fewer than 33 bytes are left (34 with `WIDE`), or 32 bytes
+/// of room. It may write up to 8 bytes past the bytes it returns.
+///
+/// `src` starts at a character and is valid UTF-8 (a `&str`'s bytes).
+///
+/// # Safety
+/// The CPU must have AVX2 and POPCNT.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    (start, len, delta): (u16, u16, u16),
+    index: &impl super::ByteLookup,
+) -> (usize, usize) {
+    let (mut read, mut written) = (0, 0);
+    let set8 = |byte: u8| _mm256_set1_epi8(byte as i8);
+    let (start, last, delta) = (
+        _mm256_set1_epi16(start as i16),
+        _mm256_set1_epi16(len.wrapping_sub(1) as i16),
+        _mm256_set1_epi16(delta as i16),
+    );
+    // The bytes a step reads: 32, and those of a sequence that starts at its end.
+    let reach = if WIDE { 34 } else { 33 };
+    while read + reach <= src.len() && written + 32 <= dst.len() {
+        // SAFETY: `src` holds the `reach` bytes at `read` (`after` is read only for a
+        // three-byte run, when `reach` is 34).
+        let (bytes, next, after) = unsafe {
+            let p = src.as_ptr().add(read);
+            let after = if WIDE { _mm256_loadu_si256(p.add(2).cast()) } else { _mm256_setzero_si256() };
+            (_mm256_loadu_si256(p.cast()), _mm256_loadu_si256(p.add(1).cast()), after)
+        };
+        let ascii = !(_mm256_movemask_epi8(bytes) as u32);
+        if ascii == u32::MAX {
+            // SAFETY: 32 writable bytes at `written`.
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().add(written).cast(), bytes) };
+            read += 32;
+            written += 32;
+            continue;
+        }
+        let continuation =
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, set8(0xC0)), set8(0x80))) as u32;
+        let lead = if WIDE {
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, set8(0xF0)), set8(0xE0)))
+        } else {
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, set8(0xE0)), set8(0xC0)))
+        } as u32;
+        // Each byte with the one (or two) after it as such a sequence's code point,
+        // its byte, and whether it is in the run, sixteen at a time.
+        let half = |bytes: __m128i, next: __m128i, after: __m128i| {
+            let (bytes, next) = (_mm256_cvtepu8_epi16(bytes), _mm256_cvtepu8_epi16(next));
+            let low6 = |units| _mm256_and_si256(units, _mm256_set1_epi16(0x3F));
+            let code_point = if WIDE {
+                _mm256_or_si256(
+                    _mm256_or_si256(_mm256_slli_epi16::<12>(bytes), _mm256_slli_epi16::<6>(low6(next))),
+                    low6(_mm256_cvtepu8_epi16(after)),
+                )
+            } else {
+                _mm256_or_si256(_mm256_slli_epi16::<6>(_mm256_and_si256(bytes, _mm256_set1_epi16(0x1F))), low6(next))
+            };
+            // `unit - start < len` (unsigned) is `(unit - start) -sat (len - 1) == 0`.
+            let in_run = _mm256_cmpeq_epi16(
+                _mm256_subs_epu16(_mm256_sub_epi16(code_point, start), last),
+                _mm256_setzero_si256(),
+            );
+            (_mm256_sub_epi16(code_point, delta), in_run)
+        };
+        let (low, low_in_run) =
+            half(_mm256_castsi256_si128(bytes), _mm256_castsi256_si128(next), _mm256_castsi256_si128(after));
+        let (high, high_in_run) = half(
+            _mm256_extracti128_si256::<1>(bytes),
+            _mm256_extracti128_si256::<1>(next),
+            _mm256_extracti128_si256::<1>(after),
+        );
+        // The packs work within 128-bit lanes: put the quarters back in order.
+        let mapped = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(low, high));
+        let in_run = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(low_in_run, high_in_run));
+        let in_run = _mm256_movemask_epi8(in_run) as u32;
+        let ascii_lanes = _mm256_cmpgt_epi8(bytes, _mm256_set1_epi8(-1));
+        let kept_bytes = _mm256_blendv_epi8(mapped, bytes, ascii_lanes);
+        // The other characters' starts, in order, up to one not in the index: their
+        // bytes, written over the packed ones below.
+        let mut others = !(ascii | continuation | (lead & in_run));
+        let mut patches = [(0u8, 0u8); 32];
+        let (mut patched, mut stop) = (0, 32);
+        while others != 0 {
+            let at = others.trailing_zeros() as usize;
+            let byte = index.byte_at(src, read + at);
+            if byte == 0 {
+                stop = at;
+                break;
+            }
+            patches[patched] = (at as u8, byte);
+            patched += 1;
+            others &= others - 1;
+        }
+        let keep = !continuation & if stop < 32 { (1u32 << stop) - 1 } else { u32::MAX };
+        // Eight bytes at a time, packed and stored whole: each store's bytes after
+        // the kept ones are overwritten by the next, or are past the output.
+        let halves = [_mm256_castsi256_si128(kept_bytes), _mm256_extracti128_si256::<1>(kept_bytes)];
+        let mut at = written;
+        for group in 0..4 {
+            let mask = (keep >> (8 * group)) as u8;
+            let half = halves[group / 2];
+            let group_bytes = if group % 2 == 1 { _mm_srli_si128::<8>(half) } else { half };
+            // SAFETY: `dst` holds 8 writable bytes at `at`, which is at most
+            // `written + 24`; the table's row is 16 bytes.
+            unsafe {
+                let shuffle = _mm_loadu_si128(KEEP_SHUFFLES[mask as usize].as_ptr().cast());
+                _mm_storel_epi64(dst.as_mut_ptr().add(at).cast(), _mm_shuffle_epi8(group_bytes, shuffle));
+            }
+            at += mask.count_ones() as usize;
+        }
+        for &(lane, byte) in &patches[..patched] {
+            // Where the lane's byte went: after the kept bytes before it.
+            dst[written + (keep & ((1u32 << lane) - 1)).count_ones() as usize] = byte;
+        }
+        written = at;
+        if stop < 32 {
+            read += stop;
+            break;
+        }
+        // The continuation bytes of a character that starts in the step are taken
+        // too, so that each step starts at a character.
+        read += 32;
+        while src.get(read).is_some_and(|&byte| byte & 0xC0 == 0x80) {
+            read += 1;
+        }
+    }
+    (read, written)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
@@ -705,6 +864,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The steps from UTF-8 into a single-byte encoding (see
+    /// `scalar::tests::check_utf8_single_byte_steps`): at most 8 bytes written past
+    /// them (a group's store).
+    #[test]
+    fn avx2_linear_steps_from_utf8_match_the_run() {
+        if !cpu_has() || !super::super::cpu_has!("popcnt") {
+            return;
+        }
+        scalar::tests::check_utf8_single_byte_steps(32, 8, |src, out, run, table, wide| {
+            // SAFETY: the CPU has AVX2 and POPCNT, as checked above.
+            unsafe {
+                if wide {
+                    linear_steps_from_utf8::<true>(src, out, run, table)
+                } else {
+                    linear_steps_from_utf8::<false>(src, out, run, table)
+                }
+            }
+        });
     }
 
     /// Text of characters of every length, in runs and mixed, at every alignment and

@@ -635,93 +635,23 @@ mod tests {
         }
     }
 
-    /// The steps from UTF-8 into a single-byte encoding, on random text of ASCII,
-    /// characters of the run (Latin-1's, as themselves, or Cyrillic's, with a delta)
-    /// and others of each UTF-8 length, in the table (U+0100, U+20AC) or not, from every
-    /// offset: what they read is encoded as the run and the table say, they stop at the
-    /// start of a character in neither or near the end of the input or the room, and
-    /// they write nothing past what they return.
+    /// The steps from UTF-8 into a single-byte encoding (see
+    /// `scalar::tests::check_utf8_single_byte_steps`): nothing written past them.
     #[test]
     fn linear_steps_from_utf8_match_the_run() {
-        /// The table's characters out of the run, and their bytes.
-        fn in_table(c: u32) -> u8 {
-            if c == 0x100 || c == 0x20AC { 0x80 + (c % 0x7F) as u8 } else { 0 }
-        }
         if !available() {
             return;
         }
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        let mut next = move || rng.next();
-        for round in 0..3_000u64 {
-            // Latin-1's run, Cyrillic's (with a delta), Thai's (three-byte UTF-8).
-            let (start, len, delta) =
-                [(0xA0u16, 96u16, 0u16), (0x410, 64, 0x350), (0xE01, 58, 0xD60)][(round % 3) as usize];
-            // One character in `rarity` is out of the run.
-            let rarity = [4, 40, 400, 1_000_000][(round / 3 % 4) as usize];
-            let text: alloc::string::String = (0..20 + next() % 300)
-                .map(|_| {
-                    let pick = next();
-                    let c = if pick % rarity == 0 {
-                        [0x100, 0x20AC, 0x1F600, u32::from(start - 1), u32::from(start + len)][(pick / 7 % 5) as usize]
-                    } else if pick % 3 == 0 {
-                        u32::from(start) + (pick >> 8) as u32 % u32::from(len)
-                    } else {
-                        0x20 + (pick >> 8) as u32 % 0x5F
-                    };
-                    char::from_u32(c).expect("not a surrogate")
-                })
-                .collect();
-            for offset in [0, 1, 2, 3] {
-                let Some(src) = text.get(offset..) else { continue };
-                let room = 64 + (next() % 400) as usize;
-                let mut out = alloc::vec![0xAAu8; room];
-                // SAFETY: the CPU has the features, as checked above.
-                struct Table;
-                impl super::super::ByteLookup for Table {
-                    fn byte_at(&self, src: &[u8], at: usize) -> u8 {
-                        let c = core::str::from_utf8(&src[at..]).expect("valid").chars().next().expect("a character");
-                        in_table(c as u32)
-                    }
-                    fn byte_of_unit(&self, _: u16) -> u8 {
-                        unreachable!("only characters of UTF-8 are asked")
-                    }
+        scalar::tests::check_utf8_single_byte_steps(64, 0, |src, out, run, table, wide| {
+            // SAFETY: the CPU has the features, as checked above.
+            unsafe {
+                if wide {
+                    linear_steps_from_utf8::<true>(src, out, run, table)
+                } else {
+                    linear_steps_from_utf8::<false>(src, out, run, table)
                 }
-                let byte_at = &Table;
-                let (read, written) = unsafe {
-                    if start >= 0x800 {
-                        linear_steps_from_utf8::<true>(src.as_bytes(), &mut out, (start, len, delta), byte_at)
-                    } else {
-                        linear_steps_from_utf8::<false>(src.as_bytes(), &mut out, (start, len, delta), byte_at)
-                    }
-                };
-                let mut expected = alloc::vec::Vec::new();
-                let mut stop = src.len();
-                for (at, c) in src.char_indices() {
-                    let c = c as u32;
-                    if c < 0x80 {
-                        expected.push(c as u8);
-                    } else if c.wrapping_sub(u32::from(start)) < u32::from(len) {
-                        expected.push((c - u32::from(delta)) as u8);
-                    } else if in_table(c) != 0 {
-                        expected.push(in_table(c));
-                    } else {
-                        stop = at;
-                        break;
-                    }
-                    if at + 1 > read {
-                        break;
-                    }
-                }
-                assert!(src.is_char_boundary(read) && read <= stop, "{round} {offset}: {read} {stop}");
-                let chars = src[..read].chars().count();
-                assert_eq!(out[..written], expected[..chars], "{round} {offset}");
-                assert!(out[written..].iter().all(|&b| b == 0xAA), "wrote past the output: {round}");
-                assert!(
-                    read == stop || read + 64 + if start >= 0x800 { 2 } else { 1 } > src.len() || written + 64 > room,
-                    "stopped early: {round} {offset}"
-                );
             }
-        }
+        });
     }
 
     /// The steps from UTF-16 into a single-byte encoding, on random units: ASCII,

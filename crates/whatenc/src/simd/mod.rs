@@ -500,7 +500,8 @@ pub(crate) fn encode_utf16_single_byte_steps(
 /// Encodes `src` (valid UTF-8, from a character on) into a single-byte encoding while
 /// its characters are in the index: ASCII, the run (`run`: start, length, delta) or
 /// `index`'s others, with the AVX-512 steps of 64 bytes where the CPU has them
-/// (`avx512_utf16::linear_steps_from_utf8`); elsewhere, and for fewer than 65 bytes,
+/// (`avx512_utf16::linear_steps_from_utf8`), else the AVX2 steps of 32
+/// (`avx2::linear_steps_from_utf8`); elsewhere, and for fewer than 65 (34) bytes,
 /// none. Returns the bytes read and written.
 #[inline(always)]
 pub(crate) fn encode_utf8_single_byte_steps(
@@ -517,6 +518,17 @@ pub(crate) fn encode_utf8_single_byte_steps(
                 avx512_utf16::linear_steps_from_utf8::<true>(src, dst, run, index)
             } else {
                 avx512_utf16::linear_steps_from_utf8::<false>(src, dst, run, index)
+            }
+        };
+    }
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if src.len() > 33 && dst.len() >= 32 && avx2::available() && cpu_has!("popcnt") {
+        // SAFETY: the CPU has AVX2 and POPCNT, as just asked.
+        return unsafe {
+            if run.0 >= 0x800 {
+                avx2::linear_steps_from_utf8::<true>(src, dst, run, index)
+            } else {
+                avx2::linear_steps_from_utf8::<false>(src, dst, run, index)
             }
         };
     }

@@ -1256,6 +1256,101 @@ pub(super) mod tests {
     }
 
     /// A small deterministic generator (xorshift64*) for the kernels' tests.
+    /// The index of [`check_utf8_single_byte_steps`]: two characters out of the run
+    /// (U+0100, U+20AC), with bytes; none else.
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    pub(in super::super) struct Utf8Table;
+
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    impl Utf8Table {
+        fn byte(c: u32) -> u8 {
+            if c == 0x100 || c == 0x20AC { 0x80 + (c % 0x7F) as u8 } else { 0 }
+        }
+    }
+
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    impl super::super::ByteLookup for Utf8Table {
+        fn byte_at(&self, src: &[u8], at: usize) -> u8 {
+            let c = core::str::from_utf8(&src[at..]).expect("valid").chars().next().expect("a character");
+            Self::byte(c as u32)
+        }
+        fn byte_of_unit(&self, _: u16) -> u8 {
+            unreachable!("only characters of UTF-8 are asked")
+        }
+    }
+
+    /// Checks steps from UTF-8 into a single-byte encoding (`steps`: the text, the
+    /// output, the run, the index, whether the run is of three-byte UTF-8), of `step`
+    /// bytes, on random text of ASCII, characters of the run (Latin-1's, as
+    /// themselves, Cyrillic's, with a delta, or Thai's, three bytes of UTF-8 each) and
+    /// others of each UTF-8 length, in [`Utf8Table`] or not, from every offset: what
+    /// they read is encoded as the run and the table say, they stop at the start of a
+    /// character in neither or near the end of the input or the room, and they write
+    /// no more than `scratch` bytes past what they return.
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    pub(in super::super) fn check_utf8_single_byte_steps(
+        step: usize,
+        scratch: usize,
+        steps: impl Fn(&[u8], &mut [u8], (u16, u16, u16), &Utf8Table, bool) -> (usize, usize),
+    ) {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut next = move || rng.next();
+        for round in 0..3_000u64 {
+            let (start, len, delta) =
+                [(0xA0u16, 96u16, 0u16), (0x410, 64, 0x350), (0xE01, 58, 0xD60)][(round % 3) as usize];
+            let wide = start >= 0x800;
+            // One character in `rarity` is out of the run.
+            let rarity = [4, 40, 400, 1_000_000][(round / 3 % 4) as usize];
+            let text: alloc::string::String = (0..20 + next() % 300)
+                .map(|_| {
+                    let pick = next();
+                    let c = if pick % rarity == 0 {
+                        [0x100, 0x20AC, 0x1F600, u32::from(start - 1), u32::from(start + len)][(pick / 7 % 5) as usize]
+                    } else if pick % 3 == 0 {
+                        u32::from(start) + (pick >> 8) as u32 % u32::from(len)
+                    } else {
+                        0x20 + (pick >> 8) as u32 % 0x5F
+                    };
+                    char::from_u32(c).expect("not a surrogate")
+                })
+                .collect();
+            for offset in [0, 1, 2, 3] {
+                let Some(src) = text.get(offset..) else { continue };
+                let room = step + (next() % 400) as usize;
+                let mut out = alloc::vec![0xAAu8; room];
+                let (read, written) = steps(src.as_bytes(), &mut out, (start, len, delta), &Utf8Table, wide);
+                let mut expected = alloc::vec::Vec::new();
+                let mut stop = src.len();
+                for (at, c) in src.char_indices() {
+                    let c = c as u32;
+                    if c < 0x80 {
+                        expected.push(c as u8);
+                    } else if c.wrapping_sub(u32::from(start)) < u32::from(len) {
+                        expected.push((c - u32::from(delta)) as u8);
+                    } else if Utf8Table::byte(c) != 0 {
+                        expected.push(Utf8Table::byte(c));
+                    } else {
+                        stop = at;
+                        break;
+                    }
+                    if at + 1 > read {
+                        break;
+                    }
+                }
+                assert!(src.is_char_boundary(read) && read <= stop, "{round} {offset}: {read} {stop}");
+                let chars = src[..read].chars().count();
+                assert_eq!(out[..written], expected[..chars], "{round} {offset}");
+                let past = (written + scratch).min(room);
+                assert!(out[past..].iter().all(|&b| b == 0xAA), "wrote past the output: {round}");
+                let reach = step + if wide { 2 } else { 1 };
+                assert!(
+                    read == stop || read + reach > src.len() || written + step > room,
+                    "stopped early: {round} {offset}"
+                );
+            }
+        }
+    }
+
     pub(in super::super) struct Rng(pub(in super::super) u64);
     impl Rng {
         pub(in super::super) fn next(&mut self) -> u64 {
