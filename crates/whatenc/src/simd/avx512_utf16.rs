@@ -408,10 +408,7 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
         }
         // The continuation bytes of a character that starts in the step are taken
         // too, so that each step starts at a character.
-        read += 64;
-        while src.get(read).is_some_and(|&byte| byte & 0xC0 == 0x80) {
-            read += 1;
-        }
+        read = super::next_character(src, read + 64);
     }
     (read, written)
 }

@@ -436,6 +436,17 @@ pub(crate) fn decode_single_byte_to_utf16(
     decode_table_to_utf16(src, dst, table, start, len, delta)
 }
 
+/// The start of the first character of `src` (UTF-8) at or after `at`: past the
+/// continuation bytes there (or the end of `src`).
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[inline(always)]
+fn next_character(src: &[u8], mut at: usize) -> usize {
+    while src.get(at).is_some_and(|&byte| byte & 0xC0 == 0x80) {
+        at += 1;
+    }
+    at
+}
+
 /// The byte of a character in a single-byte index, for the kernels that encode into
 /// one ([`encode_utf8_single_byte_steps`], [`encode_utf16_single_byte_steps`]).
 pub(crate) trait ByteLookup {
