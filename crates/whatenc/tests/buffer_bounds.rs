@@ -402,3 +402,75 @@ fn bounds_overflow_to_none() {
         }
     }
 }
+
+/// "Only `dst[..written]` is output: up to 16 bytes after it may have been
+/// overwritten" (the encoders' streaming contract), against the inputs whose kernels
+/// store whole vectors: long mixes of ASCII, letters of each single-byte encoding's
+/// run, its other characters and ones it does not have (Latin, Cyrillic, Greek, Thai,
+/// CJK, astral), from `&str` and from UTF-16, in both error modes, into outputs of
+/// every size filled with a sentinel: the bytes past `written + 16` keep it, and the
+/// output of all the calls is the output of one.
+#[test]
+fn encoders_write_at_most_16_bytes_past_their_output() {
+    const SENTINEL: u8 = 0xA5;
+    let alphabet: Vec<char> =
+        "abc xyz 0123 ,.;\néèàçüßœŠž€‚„“”–—ÀÿčřěůšğışİĞαβγωΑΩабвгдяАЯёЁкошкаกขคงจฉชซ世界日本語한국어ąłńść€™ "
+            .chars()
+            .chain(['\u{1F600}', '\u{10FFFD}', '\u{300}', '\u{323}'])
+            .collect();
+    let mut rng = Rng::new(0x5EED_0016);
+    for (encoding, mode) in encoders() {
+        for round in 0..6 {
+            // Stretches of one kind of character, so that whole vectors of them come.
+            let mut text = String::new();
+            while text.len() < 700 {
+                let c = alphabet[rng.below(alphabet.len())];
+                for _ in 0..1 + rng.below(if round % 2 == 0 { 3 } else { 80 }) {
+                    text.push(if rng.below(4) == 0 { alphabet[rng.below(alphabet.len())] } else { c });
+                }
+            }
+            let units: Vec<u16> = text.encode_utf16().collect();
+            let mut whole = vec![0u8; new_encoder(encoding, mode).max_buffer_length_from_utf8(text.len()).unwrap()];
+            let progress = new_encoder(encoding, mode).encode_from_utf8(&text, &mut whole, true);
+            let expected_end = progress.read;
+            let expected = &whole[..progress.written];
+            for utf16 in [false, true] {
+                let mut encoder = new_encoder(encoding, mode);
+                let (mut out, mut read) = (Vec::new(), 0);
+                let total = if utf16 { units.len() } else { text.len() };
+                loop {
+                    let room = 1 + rng.below(200);
+                    let mut buf = vec![SENTINEL; room + 64];
+                    let progress = if utf16 {
+                        encoder.encode_from_utf16(&units[read..], &mut buf[..room], true)
+                    } else {
+                        encoder.encode_from_utf8(&text[read..], &mut buf[..room], true)
+                    };
+                    let past = (progress.written + 16).min(room);
+                    assert!(
+                        buf[past..].iter().all(|&b| b == SENTINEL),
+                        "{} {mode:?} utf16 {utf16}: wrote past written + 16 (room {room})",
+                        encoding.name()
+                    );
+                    out.extend_from_slice(&buf[..progress.written]);
+                    read += progress.read;
+                    match progress.result {
+                        EncoderResult::InputEmpty => break,
+                        EncoderResult::OutputFull => {}
+                        EncoderResult::Unmappable(_) => break,
+                    }
+                }
+                if mode == EncoderErrorMode::Html {
+                    assert_eq!(read, total, "{} utf16 {utf16}", encoding.name());
+                    assert_eq!(out, expected, "{} {mode:?} utf16 {utf16}", encoding.name());
+                } else if !utf16 {
+                    // Fatal: the same bytes up to the first unmappable character.
+                    assert_eq!(read, expected_end, "{}", encoding.name());
+                    assert_eq!(out, expected, "{} {mode:?}", encoding.name());
+                } else {
+                    assert!(expected.starts_with(&out[..out.len().min(expected.len())]), "{}", encoding.name());
+                }
+            }
+        }
+    }
+}

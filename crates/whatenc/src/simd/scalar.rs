@@ -74,10 +74,15 @@ pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
     while let (Some(chunk), Some(out)) =
         (src[n..].first_chunk::<{ 2 * CHUNK }>(), dst[n..].first_chunk_mut::<{ 2 * CHUNK }>())
     {
-        *out = *chunk;
         if chunk.iter().fold(0, |acc, &byte| acc | byte) >= 0x80 {
-            return n + ascii_prefix_len(chunk);
+            // The prefix's half (or both halves) stored whole: no more than 15 bytes
+            // past the prefix are written (the encoders promise 16).
+            let ascii = ascii_prefix_len(chunk);
+            let half = if ascii < CHUNK { CHUNK } else { 2 * CHUNK };
+            out[..half].copy_from_slice(&chunk[..half]);
+            return n + ascii;
         }
+        *out = *chunk;
         n += 2 * CHUNK;
     }
     for (out, &byte) in dst[n..].iter_mut().zip(&src[n..]) {
