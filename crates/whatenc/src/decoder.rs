@@ -165,9 +165,10 @@ struct Replay {
 /// - The output is never cut inside a character: what is written is always whole
 ///   scalar values (valid UTF-8 or valid UTF-16).
 /// - Only `dst[..written]` is output: the bulk kernels store whole words and
-///   vectors, so up to 16 units after it may have been overwritten.
-///   [`Decoder::decode_to_str`] and [`Decoder::decode_to_string`] keep the rest of
-///   their `str` valid.
+///   vectors, so up to 16 units after it may have been overwritten (UTF-16), or up
+///   to 128 bytes (UTF-8, where the validation fused with the copy stores whole
+///   blocks). [`Decoder::decode_to_str`] and [`Decoder::decode_to_string`] keep the
+///   rest of their `str` valid.
 /// - The call returns when all the input is consumed ([`DecoderResult::InputEmpty`]),
 ///   when the next character does not fit ([`DecoderResult::OutputFull`]), or, in
 ///   "fatal" mode, right after a malformed sequence ([`DecoderResult::Malformed`]).

@@ -474,3 +474,36 @@ fn encoders_write_at_most_16_bytes_past_their_output() {
         }
     }
 }
+
+/// "Only `dst[..written]` is output: up to 16 units after it may have been
+/// overwritten (UTF-16), or up to 128 bytes (UTF-8)", against the inputs that stop
+/// the bulk kernels mid-block: an ASCII run of every length up to past a few blocks,
+/// then a malformed byte ("fatal" mode stops there), then text of each kind, into
+/// outputs of several sizes filled with a sentinel.
+#[test]
+fn decoders_write_no_further_past_their_output_than_promised() {
+    use whatenc::ErrorMode;
+    let fillers: [&[u8]; 3] = [b"\xE9A", b"A", b"\xC3\xA9"];
+    for (encoding, error) in [(whatenc::UTF_8, 0xFF), (whatenc::SHIFT_JIS, 0xFF), (whatenc::WINDOWS_1252, 0x81)] {
+        for ascii in 0..300 {
+            for filler in fillers {
+                let mut input = vec![b'a'; ascii];
+                input.push(error);
+                while input.len() < ascii + 700 {
+                    input.extend_from_slice(filler);
+                }
+                for room in [64usize, 300, 1000] {
+                    let options = DecoderOptions { mode: ErrorMode::Fatal, ..Default::default() };
+                    let mut bytes = vec![0xAAu8; room];
+                    let progress = encoding.new_decoder_with(options).decode_to_utf8(&input, &mut bytes, true);
+                    let last = bytes.iter().rposition(|&b| b != 0xAA).map_or(0, |i| i + 1);
+                    assert!(last <= progress.written + 128, "{} UTF-8 ascii {ascii} room {room}", encoding.name());
+                    let mut units = vec![0xAAAAu16; room];
+                    let progress = encoding.new_decoder_with(options).decode_to_utf16(&input, &mut units, true);
+                    let last = units.iter().rposition(|&u| u != 0xAAAA).map_or(0, |i| i + 1);
+                    assert!(last <= progress.written + 16, "{} UTF-16 ascii {ascii} room {room}", encoding.name());
+                }
+            }
+        }
+    }
+}

@@ -190,3 +190,50 @@ fn single_byte_encoder_from_str_reports_astral_scalar_values() {
         }
     }
 }
+
+/// `decode_to_str` keeps the rest of the `str` valid UTF-8 whatever the kernels store
+/// past the output: a decoder's ASCII run that ends in a multi-byte sequence, at every
+/// offset, into a `str` of three-byte characters of every length, for the decoders
+/// that copy ASCII runs (UTF-8, the CJK ones) and a single-byte one. (The portable
+/// tier's ASCII copy stored a whole 32-byte chunk, raw legacy bytes included, up to 31
+/// bytes past its output; the repair after the call covers 16.)
+#[test]
+fn decode_to_str_keeps_the_rest_valid_after_an_ascii_run() {
+    use whatenc::{DecoderOptions, ErrorMode};
+    // Each encoding with a byte that is an error in it, for the "fatal" mode to stop
+    // right after the ASCII run, with raw high bytes after it (what a copy past the
+    // output would put into the `str`).
+    let encodings = [
+        (whatenc::UTF_8, 0xFF),
+        (whatenc::SHIFT_JIS, 0xFF),
+        (whatenc::EUC_JP, 0xFF),
+        (whatenc::GBK, 0xFF),
+        (whatenc::BIG5, 0xFF),
+        (whatenc::EUC_KR, 0xFF),
+        (whatenc::WINDOWS_1252, 0x81),
+    ];
+    for (encoding, error) in encodings {
+        for mode in [ErrorMode::Fatal, ErrorMode::Replacement] {
+            for ascii in 0..70 {
+                let mut input = vec![b'a'; ascii];
+                input.push(error);
+                for _ in 0..40 {
+                    input.extend_from_slice(b"\xE9A");
+                }
+                for room in (3..150).step_by(3) {
+                    let mut buf = "€".repeat(room / 3);
+                    let options = DecoderOptions { mode, ..Default::default() };
+                    let progress = encoding.new_decoder_with(options).decode_to_str(&input, buf.as_mut_str(), true);
+                    // `buf` is a `String`: its bytes must still be UTF-8, and the
+                    // output the decoded prefix.
+                    assert!(
+                        std::str::from_utf8(buf.as_bytes()).is_ok(),
+                        "{} ascii {ascii} room {room}",
+                        encoding.name()
+                    );
+                    assert!(buf[..progress.written].starts_with(&"a".repeat(ascii.min(progress.written))));
+                }
+            }
+        }
+    }
+}

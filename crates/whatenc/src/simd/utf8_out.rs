@@ -8,8 +8,12 @@
 
 use alloc::string::String;
 
-/// How far past the bytes it reports a writer may leave scratch bytes.
-pub(crate) const SCRATCH: usize = 16;
+/// How far past the bytes it reports a writer may leave scratch bytes: 16 for the
+/// word and vector stores of most kernels; the UTF-8 check fused with the copy
+/// (AVX-512, AVX2, SSSE3) stores whole blocks, and one may follow the block where an
+/// error ends the output (up to 65 bytes past it measured with AVX-512's blocks of
+/// 64, 33 with AVX2's, 17 with SSSE3's).
+pub(crate) const SCRATCH: usize = 128;
 
 /// Lets `write` fill a prefix of `dst`'s bytes with valid UTF-8 and return how many
 /// it wrote; keeps `dst` valid UTF-8 afterwards (and on unwinding).
