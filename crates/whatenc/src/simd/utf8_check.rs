@@ -112,6 +112,13 @@ const SPARSE_STAY: usize = 3;
 
 /// Blocks per step of the validation fused with a copy, in one mode.
 pub(super) const COPY_STEP: usize = 4;
+/// Steps of the fused copy in a row that had to be checked, after which a step of
+/// 16-byte vectors is checked and stored in one pass ([`step`]'s `ALWAYS`): SSSE3
+/// UTF-8 → `String` of dense text 2–6% faster (ru.txt 13.5 → 13.3 µs, fr.txt 17.4 →
+/// 16.4, ko.txt 2.35 → 2.26, rotating, `AMD EPYC` Zen 4). After one checked step
+/// (as the check alone switches) English text lost 12% (en.txt 2.75 → 3.09 µs); AVX2's
+/// steps of 32-byte vectors gained 1–3% on dense text and lost as much elsewhere.
+const ALWAYS_AFTER: u32 = 3;
 
 /// Asks for the cache lines ahead of `pos` in `src` (x86_64's `prefetch_ahead`); on
 /// aarch64, nothing (its prefetch intrinsic is not stable).
@@ -232,7 +239,9 @@ unsafe fn block_errors<V: Bytes>(p: *const u8, bytes: V) -> V {
 /// no branch (an ASCII block shows no error): SSSE3 validation of dense text +30%
 /// (ja.txt, ru.txt 4.65 → 6.1 GB/s, rotating, `Intel Xeon` Cascade Lake), where the
 /// same for AVX2's eight blocks of 32 bytes cost English text 10% (its ASCII dense
-/// steps were checked) for +4–9% on dense text.
+/// steps were checked) for +4–9% on dense text. With `COPY` too, each block is
+/// stored as it is checked (see [`ALWAYS_AFTER`]); an error then finds its place
+/// from the blocks loaded again.
 ///
 /// # Safety
 /// `pos - 3 .. pos + N * LEN` must be inside `src`, and with `COPY` inside `dst` too;
@@ -248,14 +257,21 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
     // `dst` with `COPY`), and the CPU has `V`'s instructions.
     unsafe {
         let p = src.add(pos);
-        if ALWAYS && !COPY {
+        if ALWAYS {
             let (mut all, mut errors, mut last) = (V::zero(), V::zero(), V::zero());
             for i in 0..N {
                 last = V::load(p.add(i * V::LEN));
+                if COPY {
+                    last.store(dst.add(pos + i * V::LEN));
+                }
                 all = all.or(last);
                 errors = errors.or(block_errors(p.add(i * V::LEN), last));
             }
             if !errors.is_zero() {
+                if COPY {
+                    let blocks: [V; N] = core::array::from_fn(|i| V::load(p.add(i * V::LEN)));
+                    return Err(pos + first_error(p, dst.add(pos), &blocks));
+                }
                 return Err(pos);
             }
             let checked = (u32::from(all.any_high()) | *open) != 0;
@@ -485,11 +501,19 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
         pos = block;
         // With the copy, one step size: it measured no faster in two modes of steps,
         // nor as windows over slices each then copied (BENCHMARKS.md, session 20).
+        let mut checked_run = 0u32;
         while COPY && pos + COPY_N * block <= len {
             prefetch_ahead(src, pos, COPY_N * block / 64);
             // SAFETY: `pos - 3 .. pos + COPY_N * LEN` is inside `src` (pos >= LEN), and
             // `dst` has room for `len` bytes; the CPU has `V`'s instructions.
-            unsafe { step::<V, COPY_N, COPY, false>(base, dst, pos, &mut open) }?;
+            let checked = unsafe {
+                if V::LEN == 16 && checked_run >= ALWAYS_AFTER {
+                    step::<V, COPY_N, COPY, true>(base, dst, pos, &mut open)
+                } else {
+                    step::<V, COPY_N, COPY, false>(base, dst, pos, &mut open)
+                }
+            }?;
+            checked_run = if checked { checked_run + 1 } else { 0 };
             pos += COPY_N * block;
         }
         if !COPY {
