@@ -237,19 +237,24 @@ pub struct Settings {
     pub duration: Duration,
     /// Repetitions; the median is reported.
     pub repetitions: usize,
+    /// For a close case (see [`Settings::measure_interleaved_confirming`]), this many
+    /// times `repetitions` more (`WHATENC_BENCH_CONFIRM`, default 2; 0: none).
+    pub confirm: usize,
     /// Each call gets the next of [`ROTATION`] versions of the document
     /// (`WHATENC_BENCH_ROTATE=1` or `--rotate`): see [`Rotation`].
     pub rotate: bool,
 }
 
 impl Settings {
-    /// From the environment, with defaults of 100 ms and 5 repetitions.
+    /// From the environment, with defaults of 100 ms, 5 repetitions and 2 × 5 more
+    /// for a close case.
     pub fn from_env() -> Settings {
         let number =
             |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
         Settings {
             duration: Duration::from_millis(number("WHATENC_BENCH_MS", 100)),
             repetitions: number("WHATENC_BENCH_REPS", 5) as usize,
+            confirm: number("WHATENC_BENCH_CONFIRM", 2) as usize,
             rotate: number("WHATENC_BENCH_ROTATE", 0) != 0 || std::env::args().any(|a| a == "--rotate"),
         }
     }
@@ -271,21 +276,58 @@ impl Settings {
     /// Time is this thread's CPU time, not wall time, so that time the scheduler
     /// gives to other processes (a build on the other core) is not counted.
     pub fn measure_interleaved(&self, input_len: usize, candidates: &mut [Candidate<'_>]) -> Vec<(&'static str, f64)> {
+        self.measure_interleaved_confirming(input_len, candidates, |_| false)
+    }
+
+    /// [`Settings::measure_interleaved`], then, where `close` holds of the medians
+    /// (a case whose verdict a noisy repetition could turn), [`Settings::confirm`]
+    /// times as many repetitions again, the medians taken over all of them. Which
+    /// cases `close` picks must not depend on which side wins, only on how near the
+    /// result is, so that the second measurement can move a case either way.
+    pub fn measure_interleaved_confirming(
+        &self,
+        input_len: usize,
+        candidates: &mut [Candidate<'_>],
+        close: impl Fn(&[(&'static str, f64)]) -> bool,
+    ) -> Vec<(&'static str, f64)> {
         for candidate in candidates.iter_mut() {
             std::hint::black_box((candidate.run)());
         }
+        let mut rates = vec![Vec::with_capacity(self.repetitions * (1 + self.confirm)); candidates.len()];
+        self.repeat(input_len, candidates, 0..self.repetitions, &mut rates);
+        let medians = Self::medians(candidates, &rates);
+        if self.confirm == 0 || !close(&medians) {
+            return medians;
+        }
+        self.repeat(input_len, candidates, self.repetitions..self.repetitions * (1 + self.confirm), &mut rates);
+        Self::medians(candidates, &rates)
+    }
+
+    /// The `repetitions` of [`Settings::measure_interleaved`], each rate pushed to
+    /// its candidate's list in `rates`.
+    fn repeat(
+        &self,
+        input_len: usize,
+        candidates: &mut [Candidate<'_>],
+        repetitions: std::ops::Range<usize>,
+        rates: &mut [Vec<f64>],
+    ) {
         let count = candidates.len();
-        let mut rates = vec![Vec::with_capacity(self.repetitions); count];
-        for repetition in 0..self.repetitions {
+        for repetition in repetitions {
             for turn in 0..count {
                 let index = (repetition + turn) % count;
                 rates[index].push(self.rate(input_len, &mut *candidates[index].run));
             }
         }
+    }
+
+    /// Each candidate's name and the median of its `rates`.
+    fn medians(candidates: &[Candidate<'_>], rates: &[Vec<f64>]) -> Vec<(&'static str, f64)> {
         candidates
             .iter()
             .zip(rates)
-            .map(|(candidate, mut rates)| {
+            .map(|(candidate, rates)| {
+                let mut rates = rates.clone();
                 rates.sort_by(f64::total_cmp);
                 (candidate.name, rates.get(rates.len() / 2).copied().unwrap_or(f64::NAN))
             })
