@@ -6,9 +6,9 @@
 //! progress stops at the same call.
 //!
 //! Input layout: byte 0 picks the encoding, byte 1 the BOM handling and the method,
-//! byte 2 the output room (0–16, or the `max_*` length), byte 3 seeds the cuts; the
-//! rest is the input (bytes to decode, or text to encode, lossily as UTF-8 or as
-//! UTF-16 code units).
+//! byte 2 the output room (0–16, or the `max_*` length), byte 3 seeds the cuts and
+//! picks the tier of kernels (`whatenc_fuzz::pick_tiers`); the rest is the input
+//! (bytes to decode, or text to encode, lossily as UTF-8 or as UTF-16 code units).
 //!
 //! Left out, as in the tests (the compat crate's README: known differences): calls
 //! on which encoding_rs panics, empty pieces between others (where encoding_rs's
@@ -37,6 +37,8 @@ fn check(data: &[u8]) {
         n => Room::Fixed(usize::from(n)),
     };
     let mut rng = Rng::new(u64::from(*s));
+    // Each tier of kernels the CPU has, by the seed byte.
+    whatenc::set_max_tier(whatenc_fuzz::pick_tiers(*s).0);
     if m & 0x80 == 0 {
         let bom = BOMS[usize::from(m & 3) % 3];
         let method = DECODE_METHODS[usize::from(m >> 2) % 8];

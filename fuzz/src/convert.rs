@@ -10,6 +10,9 @@
 //! - flags bit 0: "fatal" (else "html"); bits 1–2: input form (`&str`, UTF-16, or
 //!   a mix chunk by chunk); bit 3: bound mode as above; bits 4–5: how the text is
 //!   read from the bytes ([`crate::units_from`]).
+//!
+//! In both, `seed` also picks the tiers of kernels ([`crate::pick_tiers`]): one for
+//! the whole conversion and its comparison with encoding_rs, one for the streamed.
 
 use whatenc::{
     DecodeProgress, Decoder, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode, hooks,
@@ -215,8 +218,13 @@ pub fn check_decode(data: &[u8]) {
     let form = [OutForm::Utf8, OutForm::Utf16, OutForm::Str, OutForm::String][(flags >> 1) as usize & 3];
     let options = DecoderOptions { mode, bom: crate::pick_bom(flags >> 3) };
     let bound = flags & 0x20 != 0;
-    let context = format!("{} {options:?} {form:?} bound={bound} input {input:02X?}", encoding.name());
+    let (whole_tier, streamed_tier) = crate::pick_tiers(seed);
+    let context = format!(
+        "{} {options:?} {form:?} bound={bound} tiers {whole_tier:?}/{streamed_tier:?} input {input:02X?}",
+        encoding.name()
+    );
 
+    whatenc::set_max_tier(whole_tier);
     let whole = decode_reference(encoding, options, input, true);
     if peer_agrees(encoding) {
         let (expected, peer_error, peer_encoding) = decode_peer(encoding, options, input);
@@ -230,6 +238,7 @@ pub fn check_decode(data: &[u8]) {
     }
     check_hooks(encoding, options, input, &whole, &context);
 
+    whatenc::set_max_tier(streamed_tier);
     let mut rng = Rng::new(u64::from(seed) << 8 | u64::from(max_out));
     let streamed = decode_streamed(encoding, options, input, &mut rng, max_out as usize % 25, form, bound);
     assert_eq!(streamed, whole, "streamed differs from whole: {context}");
@@ -289,9 +298,13 @@ pub fn check_encode(data: &[u8]) {
     }
     let effective: Vec<u16> = chunks.iter().flat_map(|(_, piece)| piece.iter().copied()).collect();
     let text = String::from_utf16_lossy(&effective);
-    let context =
-        format!("{} {mode:?} form={input_form} bound={bound} text {text:?} units {effective:04X?}", encoding.name());
+    let (whole_tier, streamed_tier) = crate::pick_tiers(seed);
+    let context = format!(
+        "{} {mode:?} form={input_form} bound={bound} tiers {whole_tier:?}/{streamed_tier:?} text {text:?} units {effective:04X?}",
+        encoding.name()
+    );
 
+    whatenc::set_max_tier(whole_tier);
     let whole = encode_reference(encoding, mode, &text, true);
     if peer_agrees(encoding) {
         let mut peer_encoder = peer(encoding).new_encoder();
@@ -344,6 +357,7 @@ pub fn check_encode(data: &[u8]) {
     assert_eq!(unmappable, whole.unmappable.iter().map(|&(_, c)| c).collect::<Vec<_>>(), "from UTF-16: {context}");
 
     // Streamed.
+    whatenc::set_max_tier(streamed_tier);
     let mut encoder = encoding.new_encoder_with(mode).unwrap();
     let mut streamed = Vec::new();
     let mut unmappable = Vec::new();

@@ -17,7 +17,7 @@
 pub mod adaptors;
 pub mod convert;
 
-use whatenc::{BomHandling, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode};
+use whatenc::{BomHandling, DecoderOptions, DecoderResult, EncoderErrorMode, EncoderResult, Encoding, ErrorMode, Tier};
 
 /// Whether a check of a finding already reported is to be skipped, so that a run can
 /// fuzz past it: `WHATENC_FUZZ_SKIP=name,name` (the names are in fuzz/README.md).
@@ -61,6 +61,15 @@ impl Rng {
 pub fn header<const N: usize>(data: &[u8]) -> Option<([u8; N], &[u8])> {
     let head = data.get(..N)?.try_into().ok()?;
     Some((head, &data[N..]))
+}
+
+/// The tiers of kernels a check runs at, chosen by a byte: the whole conversion and
+/// its comparison with encoding_rs at the first, the streamed one (compared with the
+/// whole) at the second, so that the fuzzer's inputs meet every tier's kernels on one
+/// CPU, and two tiers that disagree show (a cap above what the CPU has runs its best).
+pub fn pick_tiers(byte: u8) -> (Tier, Tier) {
+    const TIERS: [Tier; 5] = [Tier::Avx512, Tier::Avx2, Tier::Ssse3, Tier::Sse2, Tier::Portable];
+    (TIERS[byte as usize % TIERS.len()], TIERS[byte as usize / TIERS.len() % TIERS.len()])
 }
 
 /// An encoding chosen by a byte.
