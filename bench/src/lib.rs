@@ -284,6 +284,16 @@ impl Settings {
     /// times as many repetitions again, the medians taken over all of them. Which
     /// cases `close` picks must not depend on which side wins, only on how near the
     /// result is, so that the second measurement can move a case either way.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use whatenc_bench::{Candidate, Settings};
+    /// let settings = Settings { duration: Duration::from_millis(1), repetitions: 1, confirm: 2, rotate: false };
+    /// let mut candidates = [Candidate::new("a", || 1), Candidate::new("b", || 2)];
+    /// let rates = settings.measure_interleaved_confirming(1000, &mut candidates, |rates| rates.len() == 2);
+    /// assert_eq!(rates.iter().map(|&(name, _)| name).collect::<Vec<_>>(), ["a", "b"]);
+    /// assert!(rates.iter().all(|&(_, rate)| rate > 0.0));
+    /// ```
     pub fn measure_interleaved_confirming(
         &self,
         input_len: usize,

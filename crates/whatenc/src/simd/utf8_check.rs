@@ -118,6 +118,7 @@ pub(super) const COPY_STEP: usize = 4;
 /// 16.4, ko.txt 2.35 → 2.26, rotating, `AMD EPYC` Zen 4). After one checked step
 /// (as the check alone switches) English text lost 12% (en.txt 2.75 → 3.09 µs); AVX2's
 /// steps of 32-byte vectors gained 1–3% on dense text and lost as much elsewhere.
+/// NEON's 16-byte vectors take the same path (not timed: no aarch64 machine here).
 const ALWAYS_AFTER: u32 = 3;
 
 /// Asks for the cache lines ahead of `pos` in `src` (x86_64's `prefetch_ahead`); on
