@@ -20,9 +20,9 @@
 //! is compiled for SSSE3 with it ([`Utf8Prefix`]).
 
 use core::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmplt_epi8, _mm_loadu_si128, _mm_maddubs_epi16,
-    _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128,
-    _mm_shuffle_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_srli_epi32, _mm_storel_epi64, _mm_storeu_si128,
+    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmplt_epi8, _mm_loadu_si128,
+    _mm_maddubs_epi16, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8,
+    _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_srli_epi32, _mm_storeu_si128,
     _mm_subs_epu8, _mm_unpackhi_epi8, _mm_unpacklo_epi8, _mm_xor_si128,
 };
 
@@ -242,43 +242,39 @@ pub(super) unsafe fn step(
     }
     let (index, consumed) = pattern_of_ends(ends);
     let shuffle = &PATTERNS[index as usize];
-    if index < TWO_BYTE_PATTERNS as u16 {
+    if index < FALLBACK {
+        // Both kinds of pattern computed, the one that applies kept with no branch:
+        // Vietnamese, whose letters take two bytes or three, mispredicted a branch
+        // between them at almost every step.
+        let two_byte = index < TWO_BYTE_PATTERNS as u16;
         let out = &mut dst[written..written + 8];
         // SAFETY: `block` and `shuffle` hold 16 readable bytes; `out` holds 8
-        // writable units (16 bytes), of which the last two are overwritten later or
-        // lie beyond what is reported written. The CPU has SSSE3: this function enables it, and its
+        // writable units (16 bytes), of which those past the units reported written
+        // are overwritten later. The CPU has SSSE3: this function enables it, and its
         // callers checked.
         unsafe {
             let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             let lanes = _mm_shuffle_epi8(vector, _mm_loadu_si128(shuffle.as_ptr().cast::<__m128i>()));
-            // The last byte's low 7 bits (6 and a zero for a continuation byte), and
-            // the leading byte's low 5 bits above them.
+            // A two-byte pattern, in 16-bit lanes: the last byte's low 7 bits (6 and a
+            // zero for a continuation byte), and the leading byte's low 5 bits above them.
             let low = _mm_and_si128(lanes, _mm_set1_epi16(0x7F));
             let high = _mm_srli_epi16(_mm_and_si128(lanes, _mm_set1_epi16(0x1F00)), 2);
-            _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), _mm_or_si128(low, high));
-        }
-        (consumed, 6)
-    } else if index < FALLBACK {
-        let out = &mut dst[written..written + 4];
-        // SAFETY: `block` and `shuffle` hold 16 readable bytes; `out` holds 4
-        // writable units (8 bytes). The CPU has SSSE3: this function enables it, and its callers
-        // checked.
-        unsafe {
-            let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
-            let lanes = _mm_shuffle_epi8(vector, _mm_loadu_si128(shuffle.as_ptr().cast::<__m128i>()));
-            // Last byte: 7 bits (6 and a zero for a continuation byte); the one before:
-            // 6 bits (5 and a zero for a leading byte of two); the leading byte of
-            // three: 4 bits.
+            let two = _mm_or_si128(low, high);
+            // A three-byte pattern, in 32-bit lanes: last byte 7 bits (6 and a zero for
+            // a continuation byte); the one before 6 bits (5 and a zero for a leading
+            // byte of two); the leading byte of three 4 bits; then the low two bytes
+            // of each lane.
             let low = _mm_and_si128(lanes, _mm_set1_epi32(0x7F));
             let middle = _mm_srli_epi32(_mm_and_si128(lanes, _mm_set1_epi32(0x3F00)), 2);
             let high = _mm_srli_epi32(_mm_and_si128(lanes, _mm_set1_epi32(0x0F_0000)), 4);
             let values = _mm_or_si128(_mm_or_si128(low, middle), high);
-            // The low two bytes of each 32-bit lane.
-            let units =
+            let three =
                 _mm_shuffle_epi8(values, _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
-            _mm_storel_epi64(out.as_mut_ptr().cast::<__m128i>(), units);
+            let keep_two = _mm_set1_epi8(-i8::from(two_byte));
+            let units = _mm_or_si128(_mm_and_si128(keep_two, two), _mm_andnot_si128(keep_two, three));
+            _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), units);
         }
-        (consumed, 4)
+        (consumed, if two_byte { 6 } else { 4 })
     } else {
         // A character of four bytes among the first four: one character, scalar.
         one_character(s, read, dst, written)
