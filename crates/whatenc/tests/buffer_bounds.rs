@@ -478,17 +478,25 @@ fn encoders_write_at_most_16_bytes_past_their_output() {
 /// "Only `dst[..written]` is output: up to 16 units after it may have been
 /// overwritten (UTF-16), or up to 128 bytes (UTF-8)", against the inputs that stop
 /// the bulk kernels mid-block: an ASCII run of every length up to past a few blocks,
-/// then a malformed byte ("fatal" mode stops there), then text of each kind, into
-/// outputs of several sizes filled with a sentinel.
+/// then a malformed byte ("fatal" mode stops there) or none, then text of each kind,
+/// into outputs of several sizes filled with a sentinel.
 #[test]
 fn decoders_write_no_further_past_their_output_than_promised() {
     use whatenc::ErrorMode;
-    let fillers: [&[u8]; 3] = [b"\xE9A", b"A", b"\xC3\xA9"];
+    // Then Latin-1 bytes, ASCII, two-byte UTF-8, three-byte UTF-8, and two- and
+    // three-byte letters mixed (Vietnamese, which the UTF-16 kernels decode through
+    // both kinds of pattern).
+    let fillers: [&[u8]; 5] = [b"\xE9A", b"A", b"\xC3\xA9", "\u{4E2D}".as_bytes(), "\u{E9}\u{1EC7}t ".as_bytes()];
     for (encoding, error) in [(whatenc::UTF_8, 0xFF), (whatenc::SHIFT_JIS, 0xFF), (whatenc::WINDOWS_1252, 0x81)] {
         for ascii in 0..300 {
-            for filler in fillers {
+            // With `stop`, the malformed byte; without, the text runs on to the end of
+            // the room (the kernels stop short of it, mid-step).
+            let runs_on = [(fillers[3], false), (fillers[4], false)];
+            for (filler, stop) in fillers.iter().map(|&filler| (filler, true)).chain(runs_on) {
                 let mut input = vec![b'a'; ascii];
-                input.push(error);
+                if stop {
+                    input.push(error);
+                }
                 while input.len() < ascii + 700 {
                     input.extend_from_slice(filler);
                 }
@@ -501,7 +509,14 @@ fn decoders_write_no_further_past_their_output_than_promised() {
                     let mut units = vec![0xAAAAu16; room];
                     let progress = encoding.new_decoder_with(options).decode_to_utf16(&input, &mut units, true);
                     let last = units.iter().rposition(|&u| u != 0xAAAA).map_or(0, |i| i + 1);
-                    assert!(last <= progress.written + 16, "{} UTF-16 ascii {ascii} room {room}", encoding.name());
+                    assert!(
+                        last <= progress.written + 16,
+                        "{} UTF-16 ascii {ascii} room {room} filler {filler:02X?} stop {stop} last {last} written {} read {} {:?}",
+                        encoding.name(),
+                        progress.written,
+                        progress.read,
+                        progress.result
+                    );
                 }
             }
         }

@@ -14,9 +14,9 @@ use super::avx512::{LANES, any, block_errors, first_block_errors};
 use core::arch::x86_64::{
     __m256i, _mm512_add_epi8, _mm512_and_si512, _mm512_castsi512_si256, _mm512_cmpge_epu8_mask,
     _mm512_cmpge_epu16_mask, _mm512_cmplt_epi8_mask, _mm512_cmplt_epu16_mask, _mm512_cvtepu8_epi16,
-    _mm512_extracti64x4_epi64, _mm512_loadu_epi8, _mm512_mask_blend_epi16, _mm512_maskz_compress_epi8,
-    _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_set1_epi16,
-    _mm512_slli_epi16, _mm512_storeu_epi16,
+    _mm512_extracti64x4_epi64, _mm512_loadu_epi8, _mm512_mask_blend_epi16, _mm512_mask_storeu_epi16,
+    _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
+    _mm512_set1_epi16, _mm512_slli_epi16, _mm512_storeu_epi16,
 };
 
 /// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX-512,
@@ -160,6 +160,7 @@ unsafe fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [u16]) -> (usize, usi
         unsafe {
             store_units(
                 out.add(written),
+                n,
                 _mm512_castsi512_si256(first),
                 _mm512_castsi512_si256(second),
                 _mm512_castsi512_si256(third),
@@ -167,6 +168,7 @@ unsafe fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [u16]) -> (usize, usi
             if n > 32 {
                 store_units(
                     out.add(written + 32),
+                    n - 32,
                     _mm512_extracti64x4_epi64::<1>(first),
                     _mm512_extracti64x4_epi64::<1>(second),
                     _mm512_extracti64x4_epi64::<1>(third),
@@ -179,14 +181,17 @@ unsafe fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [u16]) -> (usize, usi
     (read, written)
 }
 
-/// The 32 code units of 32 characters, given their first, second and third bytes
-/// (the bytes after a character's last are not looked at), stored at `out`.
+/// The code units of the first `count` (up to 32) of 32 characters, given their
+/// first, second and third bytes (the bytes after a character's last are not looked
+/// at), stored at `out`, and nothing after them: a whole vector stored at the end of
+/// the text wrote 22 units past the decoder's output in a test of Vietnamese into
+/// UTF-16, where the contract allows 16 (`buffer_bounds`).
 ///
 /// # Safety
-/// `out` must have room for 32 units, and the CPU AVX-512BW.
+/// `out` must have room for `count` units, and the CPU AVX-512BW.
 #[inline]
 #[target_feature(enable = "avx512bw")]
-unsafe fn store_units(out: *mut u16, first: __m256i, second: __m256i, third: __m256i) {
+unsafe fn store_units(out: *mut u16, count: usize, first: __m256i, second: __m256i, third: __m256i) {
     let (first, second, third) =
         (_mm512_cvtepu8_epi16(first), _mm512_cvtepu8_epi16(second), _mm512_cvtepu8_epi16(third));
     let set = _mm512_set1_epi16;
@@ -200,8 +205,9 @@ unsafe fn store_units(out: *mut u16, first: __m256i, second: __m256i, third: __m
     let ascii = _mm512_cmplt_epu16_mask(first, set(0x80));
     let long = _mm512_cmpge_epu16_mask(first, set(0xE0));
     let units = _mm512_mask_blend_epi16(ascii, _mm512_mask_blend_epi16(long, two, three), first);
-    // SAFETY: the caller's precondition.
-    unsafe { _mm512_storeu_epi16(out.cast(), units) };
+    let keep = if count >= 32 { u32::MAX } else { (1u32 << count) - 1 };
+    // SAFETY: the caller's precondition (the mask keeps the stores inside it).
+    unsafe { _mm512_mask_storeu_epi16(out.cast(), keep, units) };
 }
 
 #[cfg(test)]

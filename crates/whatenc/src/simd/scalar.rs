@@ -76,11 +76,11 @@ pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
     {
         if chunk.iter().fold(0, |acc, &byte| acc | byte) >= 0x80 {
             // The prefix's half (or both halves) stored whole: no more than 15 bytes
-            // past the prefix are written (the encoders promise 16).
-            // Two copies of a size known to the compiler: one of a length chosen at
-            // run time was a call to `memcpy`, in the encoders' loop after each ASCII
-            // run (portable tier, fr.txt windows-1252 from `&str` 73 → 88 µs in a
-            // build where it was not inlined, `AMD EPYC` Zen 4).
+            // past the prefix are written (the encoders promise 16). Each a copy of a
+            // size known to the compiler: one of a length chosen at run time was a
+            // call to `memcpy`, in the encoders' loop after each ASCII run (portable
+            // tier, fr.txt windows-1252 from `&str` 73 → 88 µs in a build where this
+            // was not inlined, `AMD EPYC` Zen 4).
             let ascii = ascii_prefix_len(chunk);
             if ascii < CHUNK {
                 let (head, _) = out.split_first_chunk_mut::<CHUNK>().expect("a chunk of 2 × CHUNK");
