@@ -57,7 +57,10 @@ pub(super) fn prefetch_ahead(src: &[u8], pos: usize, lines: usize) {
 /// software prefetch only costs. On `AMD EPYC` Zen 4 (rotating, AVX2 tier), it took
 /// en.html (from memory) from 24.2 to 30.7 µs and en.txt (from L3) from 0.97 to 1.05
 /// µs, and no distance (2 or 8 KiB) or hint (T0, T1, NTA) gained anywhere; on `Intel
-/// Xeon` Cascade Lake it gained 15–35% (see [`prefetch_ahead`]).
+/// Xeon` Cascade Lake it gained 15–35% (see [`prefetch_ahead`]); on `Intel Xeon`
+/// Emerald Rapids (AVX2 tier, rotating, µs, with it against without) 5–16% on most
+/// pages: cs.txt 3.57 against 4.26, th.html 67.5 against 75.7, fr.html 56.8 against
+/// 62.4, en.html 27.2 against 29.8, ties on the rest (ar.txt, zh_cn.txt, ko.html).
 #[inline]
 pub(super) fn prefetch_pays() -> bool {
     !vendor_amd()
@@ -66,8 +69,10 @@ pub(super) fn prefetch_pays() -> bool {
 /// Whether the CPU is AMD's (or Hygon's, whose cores are AMD's Zen): from the
 /// vendor string of CPUID's leaf 0, asked once and cached. Three choices depend on
 /// it, each measured on `AMD EPYC` Zen 4 and on `Intel Xeon` Cascade Lake, where they
-/// went opposite ways: [`prefetch_pays`] (the UTF-8 check's prefetch, and
-/// [`copy_bytes`]' own loop) and `super::letter_steps_pay`.
+/// went opposite ways, and on `Intel Xeon` Emerald Rapids, which went Cascade Lake's
+/// way on the first and last: [`prefetch_pays`] (the UTF-8 check's prefetch, and
+/// [`copy_bytes`]' own loop, which also asks for [`fast_short_rep_movsb`]) and
+/// `super::letter_steps_pay`.
 pub(super) fn vendor_amd() -> bool {
     match VENDOR_AMD.load(Ordering::Relaxed) {
         1 => true,
@@ -91,6 +96,30 @@ pub(super) fn vendor_amd() -> bool {
 /// [`vendor_amd`]'s answer: 0 when not asked yet, 1 for AMD's, 2 for another.
 static VENDOR_AMD: AtomicU8 = AtomicU8::new(0);
 
+/// Whether the CPU has fast short `rep movsb` (FSRM: CPUID leaf 7, EDX bit 4),
+/// asked once and cached: Intel's cores from Ice Lake on, AMD's from Zen 3 on. The
+/// standard library's copy runs `rep movsb` at the lengths of [`COPY_LOOP`]; see
+/// [`copy_bytes`] for what it decides.
+fn fast_short_rep_movsb() -> bool {
+    match FSRM.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            #[allow(unused_unsafe, reason = "`__cpuid` is safe in newer compilers")]
+            // SAFETY: every x86_64 CPU has CPUID and its leaf 0; leaf 7 is asked only
+            // where leaf 0 says it exists.
+            let fsrm = unsafe {
+                core::arch::x86_64::__cpuid(0).eax >= 7 && core::arch::x86_64::__cpuid_count(7, 0).edx & (1 << 4) != 0
+            };
+            FSRM.store(if fsrm { 1 } else { 2 }, Ordering::Relaxed);
+            fsrm
+        }
+    }
+}
+
+/// [`fast_short_rep_movsb`]'s answer: 0 when not asked yet, 1 for yes, 2 for no.
+static FSRM: AtomicU8 = AtomicU8::new(0);
+
 /// Sets [`prefetch_pays`]' answer (through [`vendor_amd`]'s, so the letter steps'
 /// choice follows), so that the tests run the checks both with the prefetch and
 /// without, whatever the CPU. (No answer changes a result, so tests running meanwhile
@@ -109,13 +138,24 @@ const COPY_LOOP: core::ops::Range<usize> = 8 << 10..512 << 10;
 
 /// Twin of [`super::scalar::copy_bytes`]: copies `src` to `dst`, of the same length,
 /// 64 bytes a step with [`prefetch_ahead`] for the lengths in [`COPY_LOOP`] where the
-/// prefetch pays ([`prefetch_pays`]), else with `copy_from_slice`. On `AMD EPYC` Zen 4
-/// (AVX-512 tier, rotating, UTF-8 → UTF-8 from `&str`) the standard library's copy
-/// took less time than the loop on six pages of seven: cs.html 17.2 → 14.4 µs,
-/// zh_tw.html 16.5 → 12.9, el.html 9.6 → 8.4, tr.html 15.4 → 14.3, he.html 10.5 → 10.1,
-/// de.html 13.8 → 13.5; ja.html 8.9 → 9.2.
+/// prefetch pays ([`prefetch_pays`]) and the CPU lacks fast short `rep movsb`
+/// ([`fast_short_rep_movsb`]), else with `copy_from_slice`.
+///
+/// Rotating, UTF-8 → UTF-8 from `&str` (a copy), µs per call, the loop → the
+/// standard library's copy:
+/// - `AMD EPYC` Zen 4, AVX-512 tier: the copy took less time on six pages of seven:
+///   cs.html 17.2 → 14.4, zh_tw.html 16.5 → 12.9, el.html 9.6 → 8.4, tr.html 15.4 →
+///   14.3, he.html 10.5 → 10.1, de.html 13.8 → 13.5; ja.html 8.9 → 9.2.
+/// - `Intel Xeon` Cascade Lake (no FSRM), AVX2 tier: the loop gained 15–35% (see
+///   [`prefetch_ahead`]).
+/// - `Intel Xeon` Emerald Rapids (FSRM), AVX-512 tier: the copy took far less time
+///   on the texts whose 64 versions stay in L2: ar.txt (23 KB) 0.56 → 0.39, ko.txt
+///   (20 KB) 0.36 → 0.27, cs.txt (48 KB) 2.21 → 1.89; on the larger ones, from
+///   L3, the loop gained 0–7% (fr.txt 5.8 against 6.2, en.html 28.9 against 30.6)
+///   and lost up to 4% (pt.html 25.7 against 24.6). A loop of 32-byte AVX2 moves
+///   was slower still on the small ones (ar.txt 0.71).
 pub(crate) fn copy_bytes(src: &[u8], dst: &mut [u8]) {
-    copy_bytes_with(src, dst, prefetch_pays());
+    copy_bytes_with(src, dst, prefetch_pays() && !fast_short_rep_movsb());
 }
 
 /// [`copy_bytes`], with the loop for the lengths in [`COPY_LOOP`] when `looped`.
