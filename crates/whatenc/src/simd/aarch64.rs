@@ -14,11 +14,11 @@
 
 use core::arch::aarch64::{
     uint8x16_t, uint16x8_t, uint32x4_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vbslq_u32,
-    vceqq_u8, vceqq_u16, vcltq_s8, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8, vget_high_u8,
-    vget_low_u8, vget_low_u16, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_high_u16,
-    vmovl_u8, vmovl_u16, vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpretq_s8_u8,
-    vreinterpretq_u8_u16, vreinterpretq_u8_u32, vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshlq_n_u32,
-    vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1_u16, vst1q_u8, vst1q_u16,
+    vceqq_u8, vceqq_u16, vcltq_s8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32,
+    veorq_u8, vget_high_u8, vget_low_u8, vget_low_u16, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16,
+    vmovl_high_u8, vmovl_high_u16, vmovl_u8, vmovl_u16, vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8,
+    vqtbl1q_u8, vreinterpretq_s8_u8, vreinterpretq_u8_u16, vreinterpretq_u8_u32, vreinterpretq_u16_u8,
+    vreinterpretq_u32_u8, vshlq_n_u16, vshlq_n_u32, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16,
 };
 
 use super::Utf8PrefixPass;
@@ -253,34 +253,34 @@ fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], written: u
     }
     let (index, consumed) = pattern_of_ends(ends);
     let shuffle = &PATTERNS[index as usize];
-    if index < TWO_BYTE_PATTERNS as u16 {
+    if index < FALLBACK {
+        // Both kinds of pattern computed, the one that applies kept with no branch,
+        // as in the SSSE3 step (Vietnamese mispredicted a branch between them).
+        let two_byte = index < TWO_BYTE_PATTERNS as u16;
         // SAFETY: `shuffle` holds 16 readable bytes and `out` 16 writable units, of
-        // which the first eight are stored (the last two lanes are overwritten by the
-        // next step or lie beyond what is reported written). NEON is aarch64's
-        // baseline.
+        // which the first eight are stored (those past the units reported written
+        // are overwritten by the next step or lie beyond). NEON is aarch64's baseline.
         unsafe {
-            let lanes = vreinterpretq_u16_u8(vqtbl1q_u8(vector, vld1q_u8(shuffle.as_ptr())));
-            // The last byte's low 7 bits (6 and a zero for a continuation byte), and
-            // the leading byte's low 5 bits above them.
-            let low = vandq_u16(lanes, vdupq_n_u16(0x7F));
-            let high = vshrq_n_u16::<2>(vandq_u16(lanes, vdupq_n_u16(0x1F00)));
-            vst1q_u16(out.as_mut_ptr(), vorrq_u16(low, high));
+            let lanes = vqtbl1q_u8(vector, vld1q_u8(shuffle.as_ptr()));
+            // A two-byte pattern, in 16-bit lanes: the last byte's low 7 bits (6 and
+            // a zero for a continuation byte), and the leading byte's low 5 bits above.
+            let pairs = vreinterpretq_u16_u8(lanes);
+            let low = vandq_u16(pairs, vdupq_n_u16(0x7F));
+            let high = vshrq_n_u16::<2>(vandq_u16(pairs, vdupq_n_u16(0x1F00)));
+            let two = vorrq_u16(low, high);
+            // A three-byte pattern, in 32-bit lanes: last byte 7 bits (6 and a zero
+            // for a continuation byte); the one before 6 bits (5 and a zero for a
+            // leading byte of two); the leading byte of three 4 bits; narrowed to
+            // four units, the upper four zero.
+            let quads = vreinterpretq_u32_u8(lanes);
+            let low = vandq_u32(quads, vdupq_n_u32(0x7F));
+            let middle = vshrq_n_u32::<2>(vandq_u32(quads, vdupq_n_u32(0x3F00)));
+            let high = vshrq_n_u32::<4>(vandq_u32(quads, vdupq_n_u32(0x0F_0000)));
+            let three = vcombine_u16(vmovn_u32(vorrq_u32(vorrq_u32(low, middle), high)), vdup_n_u16(0));
+            let keep_two = vdupq_n_u16(0u16.wrapping_sub(u16::from(two_byte)));
+            vst1q_u16(out.as_mut_ptr(), vbslq_u16(keep_two, two, three));
         }
-        (consumed, 6)
-    } else if index < FALLBACK {
-        // SAFETY: `shuffle` holds 16 readable bytes and `out` 16 writable units, of
-        // which four are stored. NEON is aarch64's baseline.
-        unsafe {
-            let lanes = vreinterpretq_u32_u8(vqtbl1q_u8(vector, vld1q_u8(shuffle.as_ptr())));
-            // Last byte: 7 bits (6 and a zero for a continuation byte); the one before:
-            // 6 bits (5 and a zero for a leading byte of two); the leading byte of
-            // three: 4 bits.
-            let low = vandq_u32(lanes, vdupq_n_u32(0x7F));
-            let middle = vshrq_n_u32::<2>(vandq_u32(lanes, vdupq_n_u32(0x3F00)));
-            let high = vshrq_n_u32::<4>(vandq_u32(lanes, vdupq_n_u32(0x0F_0000)));
-            vst1_u16(out.as_mut_ptr(), vmovn_u32(vorrq_u32(vorrq_u32(low, middle), high)));
-        }
-        (consumed, 4)
+        (consumed, if two_byte { 6 } else { 4 })
     } else {
         // A character of four bytes among the first four: one character, scalar.
         one_character(s, read, dst, written)
