@@ -74,26 +74,20 @@ pub(super) fn prefetch_pays() -> bool {
 /// [`copy_bytes`]' own loop, which also asks for [`fast_short_rep_movsb`]) and
 /// `super::letter_steps_pay`.
 pub(super) fn vendor_amd() -> bool {
-    match VENDOR_AMD.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            // The vendor string is EBX, EDX, ECX of leaf 0.
-            #[allow(unused_unsafe, reason = "`__cpuid` is safe in newer compilers")]
-            // SAFETY: every x86_64 CPU has CPUID and its leaf 0.
-            let leaf = unsafe { core::arch::x86_64::__cpuid(0) };
-            let mut vendor = [0u8; 12];
-            for (bytes, register) in vendor.chunks_exact_mut(4).zip([leaf.ebx, leaf.edx, leaf.ecx]) {
-                bytes.copy_from_slice(&register.to_le_bytes());
-            }
-            let amd = matches!(&vendor, b"AuthenticAMD" | b"HygonGenuine");
-            VENDOR_AMD.store(if amd { 1 } else { 2 }, Ordering::Relaxed);
-            amd
+    cached(&VENDOR_AMD, || {
+        // The vendor string is EBX, EDX, ECX of leaf 0.
+        #[allow(unused_unsafe, reason = "`__cpuid` is safe in newer compilers")]
+        // SAFETY: every x86_64 CPU has CPUID and its leaf 0.
+        let leaf = unsafe { core::arch::x86_64::__cpuid(0) };
+        let mut vendor = [0u8; 12];
+        for (bytes, register) in vendor.chunks_exact_mut(4).zip([leaf.ebx, leaf.edx, leaf.ecx]) {
+            bytes.copy_from_slice(&register.to_le_bytes());
         }
-    }
+        matches!(&vendor, b"AuthenticAMD" | b"HygonGenuine")
+    })
 }
 
-/// [`vendor_amd`]'s answer: 0 when not asked yet, 1 for AMD's, 2 for another.
+/// [`vendor_amd`]'s answer, as [`cached`] keeps it.
 static VENDOR_AMD: AtomicU8 = AtomicU8::new(0);
 
 /// Whether the CPU has fast short `rep movsb` (FSRM: CPUID leaf 7, EDX bit 4),
@@ -101,24 +95,33 @@ static VENDOR_AMD: AtomicU8 = AtomicU8::new(0);
 /// standard library's copy runs `rep movsb` at the lengths of [`COPY_LOOP`]; see
 /// [`copy_bytes`] for what it decides.
 fn fast_short_rep_movsb() -> bool {
-    match FSRM.load(Ordering::Relaxed) {
+    cached(&FSRM, || {
+        #[allow(unused_unsafe, reason = "`__cpuid` is safe in newer compilers")]
+        // SAFETY: every x86_64 CPU has CPUID and its leaf 0; leaf 7 is asked only
+        // where leaf 0 says it exists.
+        unsafe {
+            core::arch::x86_64::__cpuid(0).eax >= 7 && core::arch::x86_64::__cpuid_count(7, 0).edx & (1 << 4) != 0
+        }
+    })
+}
+
+/// [`fast_short_rep_movsb`]'s answer, as [`cached`] keeps it.
+static FSRM: AtomicU8 = AtomicU8::new(0);
+
+/// The answer kept in `cell` (0 when not asked yet, 1 for yes, 2 for no), or `ask`'s,
+/// then kept: a question about the CPU, asked once.
+#[inline]
+fn cached(cell: &AtomicU8, ask: impl FnOnce() -> bool) -> bool {
+    match cell.load(Ordering::Relaxed) {
         1 => true,
         2 => false,
         _ => {
-            #[allow(unused_unsafe, reason = "`__cpuid` is safe in newer compilers")]
-            // SAFETY: every x86_64 CPU has CPUID and its leaf 0; leaf 7 is asked only
-            // where leaf 0 says it exists.
-            let fsrm = unsafe {
-                core::arch::x86_64::__cpuid(0).eax >= 7 && core::arch::x86_64::__cpuid_count(7, 0).edx & (1 << 4) != 0
-            };
-            FSRM.store(if fsrm { 1 } else { 2 }, Ordering::Relaxed);
-            fsrm
+            let answer = ask();
+            cell.store(if answer { 1 } else { 2 }, Ordering::Relaxed);
+            answer
         }
     }
 }
-
-/// [`fast_short_rep_movsb`]'s answer: 0 when not asked yet, 1 for yes, 2 for no.
-static FSRM: AtomicU8 = AtomicU8::new(0);
 
 /// Sets [`prefetch_pays`]' answer (through [`vendor_amd`]'s, so the letter steps'
 /// choice follows), so that the tests run the checks both with the prefetch and
