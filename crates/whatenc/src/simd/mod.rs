@@ -8,7 +8,8 @@
 //! bytes a vector) and `avx512` (BW and
 //! VBMI: the same validation, 64 bytes a vector), `avx512_utf16` (BW, VL, VBMI2 and
 //! BMI2: sixteen UTF-16 units to UTF-8), `avx512_utf8` (BW, VBMI, VBMI2: UTF-8 to
-//! UTF-16, 64 bytes a step whatever their mix, checked as it goes), are chosen at run time: `std` detects the
+//! UTF-16, 64 bytes a step whatever their mix, checked as it goes) and `avx2_utf8`
+//! (its AVX2 twin, 32 bytes a step), are chosen at run time: `std` detects the
 //! feature once and caches it; without `std`, only a build that targets the feature
 //! uses them. UTF-8 validation takes the AVX-512 kernel, else the AVX2 one, else
 //! falls back to simdutf8. Every kernel is tested against its scalar twin on inputs
@@ -61,6 +62,8 @@ use cpu_has;
 mod aarch64;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx2;
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+mod avx2_utf8;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx512;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
@@ -630,7 +633,11 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 /// With AVX-512 (BW, VBMI, VBMI2), inputs of 64 bytes or more go first through the
 /// steps of `avx512_utf8`, which check and decode 64 bytes at a time whatever their
 /// mix, and the pass below takes only what they leave: the last bytes, or from the
-/// step with an error on.
+/// step with an error on. With AVX2 (and not those), the steps of `avx2_utf8` do the
+/// same 32 bytes at a time. Against the pass below, valid text → UTF-16, rotating,
+/// AVX2 tier, `Intel Xeon` Emerald Rapids, µs: cs.txt 46.7 → 17.6, ru.txt 92.1 →
+/// 41.0, ko.txt 16.9 → 7.5, ja.txt 13.4 → 12.1, en.txt 5.3 → 4.3, th.txt 69.5 →
+/// 71.4.
 ///
 /// Where [`utf8_to_utf16`] has no vector kernel (the SSE2 and portable tiers), the
 /// scalar pass takes all of the input, runs of three-byte characters two at a step:
@@ -681,6 +688,15 @@ fn utf8_prefix_to_utf16_rest(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
     if src.len() >= 64 && avx512_utf8::available() {
         // SAFETY: the CPU has the kernel's features, as `available` just said.
         let (read, written) = unsafe { avx512_utf8::utf8_prefix_steps(src, dst) };
+        if read > 0 {
+            let (more, units) = utf8_prefix_to_utf16_below_avx512(&src[read..], &mut dst[written..]);
+            return (read + more, written + units);
+        }
+    }
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if src.len() >= 64 && !avx512_utf8::available() && avx2_utf8::available() {
+        // SAFETY: the CPU has AVX2 and POPCNT, as `available` just said.
+        let (read, written) = unsafe { avx2_utf8::utf8_prefix_steps(src, dst) };
         if read > 0 {
             let (more, units) = utf8_prefix_to_utf16_below_avx512(&src[read..], &mut dst[written..]);
             return (read + more, written + units);

@@ -207,7 +207,7 @@ unsafe fn closed<V: Bytes>(bytes: V) -> bool {
 /// The three bytes before `p` must be readable too (the end of the previous block,
 /// or zeros), and the CPU must have `V`'s instructions.
 #[inline(always)]
-unsafe fn block_errors<V: Bytes>(p: *const u8, bytes: V) -> V {
+pub(super) unsafe fn block_errors<V: Bytes>(p: *const u8, bytes: V) -> V {
     // SAFETY: the caller makes `p - 3 .. p + LEN` readable, and the CPU has `V`'s
     // instructions; the tables have 32 >= `V::LEN` bytes.
     unsafe {

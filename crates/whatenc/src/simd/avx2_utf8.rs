@@ -1,0 +1,310 @@
+//! UTF-8 → UTF-16 with AVX2, chosen at run time (with `std`) where the CPU has AVX2
+//! and POPCNT, the cap on the tier allows AVX2, and the AVX-512 kernel
+//! ([`super::avx512_utf8`]) does not run: 32 bytes a step, whatever their mix of
+//! lengths, each step that is not ASCII checked as it goes with the AVX2 validation
+//! kernel's block check ([`super::utf8_check`]).
+//!
+//! A step starts at a character and takes the characters that start in its first 30
+//! bytes (each, of at most three bytes, ends inside the step). Each byte, with the two
+//! after it, is made into the code unit of a character that would start there (ASCII,
+//! two bytes or three), sixteen bytes to a vector of 16-bit lanes; the lanes of the
+//! characters' first bytes are then packed eight at a time by a byte shuffle
+//! (`pshufb`, a row of [`UNIT_SHUFFLES`] for each eight bits of the mask) and stored.
+//! A character of four bytes (a surrogate pair, rare) ends the characters a step
+//! takes, and is decoded alone, as in the AVX-512 kernel. The twin is
+//! [`super::scalar::utf8_prefix_to_utf16`], and the tests compare them.
+
+use super::utf8_check::{Bytes, block_errors};
+use core::arch::x86_64::{
+    __m128i, __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm256_and_si256, _mm256_blendv_epi8, _mm256_castsi128_si256,
+    _mm256_castsi256_si128, _mm256_cmpgt_epi8, _mm256_cmpgt_epi16, _mm256_cvtepu8_epi16, _mm256_extracti128_si256,
+    _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    _mm256_set1_epi16, _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_storeu_si256,
+};
+
+/// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX2, and
+/// the CPU has AVX2 and POPCNT (`std` caches the answer; without `std`, only when the
+/// build targets them).
+#[inline(always)]
+pub(crate) fn available() -> bool {
+    super::avx2::available() && super::cpu_has!("popcnt")
+}
+
+/// The bytes of a step.
+const BLOCK: usize = 32;
+
+/// The characters a step takes are those that start before this byte: each, of at
+/// most three bytes, ends inside the step.
+const STARTS: usize = BLOCK - 2;
+
+/// The bytes a step reads: its own, and the two after it (the second and third bytes
+/// of the code units made at its last two bytes, not taken).
+const READS: usize = BLOCK + 2;
+
+/// For each 8-bit mask, the `pshufb` indexes that gather the 16-bit lanes of a
+/// 128-bit vector whose bits are set, in order (zeros after them).
+static UNIT_SHUFFLES: [[u8; 16]; 256] = {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lane, mut kept) = (0, 0);
+        while lane < 8 {
+            if mask >> lane & 1 != 0 {
+                table[mask][2 * kept] = 2 * lane as u8;
+                table[mask][2 * kept + 1] = 2 * lane as u8 + 1;
+                kept += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// Decodes to UTF-16 the start of `src` that is valid UTF-8, in steps of 32 bytes:
+/// up to the step that shows an error, or to the last 33 bytes or fewer. Returns the
+/// bytes read (at a character boundary, all of them valid) and the units written;
+/// `dst.len() >= src.len()`. Stores may go past the units written, inside `dst`, by
+/// at most 8 units.
+///
+/// # Safety
+/// The CPU must have AVX2 and POPCNT: call it only where [`available`] returned
+/// `true`.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn utf8_prefix_steps(bytes: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    assert!(dst.len() >= bytes.len());
+    let (src, out) = (bytes.as_ptr(), dst.as_mut_ptr());
+    let (mut read, mut written) = (0, 0);
+    // Each byte read makes at most one unit, so `dst` has room for as many units as
+    // there are bytes left: 34 while a step is read.
+    while read + READS <= bytes.len() {
+        // SAFETY: `read + 34 <= bytes.len()`; the CPU has AVX2 (the caller's
+        // precondition).
+        let v = unsafe { _mm256_loadu_si256(src.add(read).cast()) };
+        let high = _mm256_movemask_epi8(v) as u32;
+        if high == 0 {
+            // SAFETY: `dst` has room for 32 units from `written` (see above).
+            unsafe {
+                _mm256_storeu_si256(out.add(written).cast(), _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)));
+                _mm256_storeu_si256(
+                    out.add(written + 16).cast(),
+                    _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)),
+                );
+            }
+            read += BLOCK;
+            written += BLOCK;
+            continue;
+        }
+        // The bytes before the step, from memory where there are three (a step after
+        // a four-byte character may start at 1 or 2), else as zeros: they end a whole,
+        // valid character, so that, as zeros, they make no byte of the step the
+        // second, third or fourth of a sequence. (An ASCII step needs no check: it
+        // starts after a whole character.)
+        // SAFETY: `read - 3 .. read + 32` is inside `bytes` in the second case, and
+        // `padded` holds three zeros and the step; the CPU has AVX2.
+        let errors = unsafe {
+            if read < 3 {
+                let mut padded = [0u8; 3 + BLOCK];
+                padded[3..].copy_from_slice(&bytes[read..read + BLOCK]);
+                block_errors(padded.as_ptr().add(3), v)
+            } else {
+                block_errors(src.add(read), v)
+            }
+        };
+        // SAFETY: the CPU has AVX2.
+        if unsafe { !errors.is_zero() } {
+            break;
+        }
+        // The characters' first bytes: every byte but the continuation bytes (0x80 to
+        // 0xBF, less than -64 as `i8`).
+        let starts = !(_mm256_movemask_epi8(_mm256_cmpgt_epi8(_mm256_set1_epi8(-64), v)) as u32);
+        // Four-byte leads: F0 or more (more than -17 as `i8`, among the bytes that
+        // are not ASCII).
+        let four = high & _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-17))) as u32;
+        let end = (four.trailing_zeros() as usize).min(STARTS);
+        if end == 0 {
+            // A four-byte character first (valid: inside the step): a surrogate pair.
+            let b = &bytes[read..read + 4];
+            let c = (u32::from(b[0] & 0x07) << 18)
+                | (u32::from(b[1] & 0x3F) << 12)
+                | (u32::from(b[2] & 0x3F) << 6)
+                | u32::from(b[3] & 0x3F);
+            let c = c.wrapping_sub(0x10000);
+            dst[written] = 0xD800 | (c >> 10) as u16;
+            dst[written + 1] = 0xDC00 | (c & 0x3FF) as u16;
+            read += 4;
+            written += 2;
+            continue;
+        }
+        let taken = starts & ((1u32 << end) - 1);
+        // The step ends where the next character starts: at `end` itself when that
+        // is a four-byte one, else at the first start from `STARTS` on (one of the
+        // two bytes there, or the byte after the step, starts a character, in valid
+        // UTF-8 of characters of at most three bytes).
+        let next = if end < STARTS {
+            end
+        } else {
+            STARTS + ((u64::from(starts) | 1 << BLOCK) >> STARTS).trailing_zeros() as usize
+        };
+        // SAFETY: `read + 34 <= bytes.len()`; the CPU has AVX2.
+        let (second, third) =
+            unsafe { (_mm256_loadu_si256(src.add(read + 1).cast()), _mm256_loadu_si256(src.add(read + 2).cast())) };
+        let halves = [
+            [_mm256_castsi256_si128(v), _mm256_castsi256_si128(second), _mm256_castsi256_si128(third)],
+            [
+                _mm256_extracti128_si256::<1>(v),
+                _mm256_extracti128_si256::<1>(second),
+                _mm256_extracti128_si256::<1>(third),
+            ],
+        ];
+        for (half, [first, second, third]) in halves.into_iter().enumerate() {
+            let units = code_units(first, second, third);
+            let kept = (taken >> (16 * half)) & 0xFFFF;
+            let (low, high) = ((kept & 0xFF) as usize, (kept >> 8) as usize);
+            // SAFETY: the rows of the table have 16 bytes; `dst` has room for 32 units
+            // from `written` at the first half, and 16 from `written` at the second,
+            // which stores 16 at most; the CPU has AVX2 and POPCNT.
+            unsafe {
+                let shuffle = _mm256_inserti128_si256::<1>(
+                    _mm256_castsi128_si256(_mm_loadu_si128(UNIT_SHUFFLES[low].as_ptr().cast())),
+                    _mm_loadu_si128(UNIT_SHUFFLES[high].as_ptr().cast()),
+                );
+                let packed = _mm256_shuffle_epi8(units, shuffle);
+                let in_low = low.count_ones() as usize;
+                _mm_storeu_si128(out.add(written).cast(), _mm256_castsi256_si128(packed));
+                _mm_storeu_si128(out.add(written + in_low).cast(), _mm256_extracti128_si256::<1>(packed));
+                written += in_low + high.count_ones() as usize;
+            }
+        }
+        read += next;
+    }
+    (read, written)
+}
+
+/// The code unit of a character of at most three bytes that would start at each of
+/// 16 bytes, `first`, from it and the two bytes after it, `second` and `third`: the
+/// byte itself when ASCII, else two or three bytes' bits by the byte's kind (what the
+/// unit is at a byte that starts no character does not matter).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn code_units(first: __m128i, second: __m128i, third: __m128i) -> __m256i {
+    let (first, second, third) =
+        (_mm256_cvtepu8_epi16(first), _mm256_cvtepu8_epi16(second), _mm256_cvtepu8_epi16(third));
+    let set = _mm256_set1_epi16;
+    let second6 = _mm256_and_si256(second, set(0x3F));
+    let third6 = _mm256_and_si256(third, set(0x3F));
+    // Three bytes: the first's low four bits (the shift drops the rest), six and six.
+    let three =
+        _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi16::<12>(first), _mm256_slli_epi16::<6>(second6)), third6);
+    // Two bytes: the first's low five bits, then six.
+    let two = _mm256_or_si256(_mm256_slli_epi16::<6>(_mm256_and_si256(first, set(0x1F))), second6);
+    let ascii = _mm256_cmpgt_epi16(set(0x80), first);
+    let long = _mm256_cmpgt_epi16(first, set(0xDF));
+    _mm256_blendv_epi8(_mm256_blendv_epi8(two, three, long), first, ascii)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// The steps on texts of each mix of lengths with an error (or a cut character)
+    /// put at every place of their first 200 bytes: they decode what they read as
+    /// the standard library does, read only valid text to a character boundary, stop
+    /// only in the step that shows the error or for the last bytes, and store nothing
+    /// past `dst`.
+    #[test]
+    fn checked_steps_stop_before_every_error() {
+        if !available() {
+            return;
+        }
+        let texts = [
+            "a".repeat(320),
+            "\u{e9}".repeat(160),
+            "\u{4e2d}".repeat(110),
+            "\u{1F600}a".repeat(64),
+            // Steps that start one and two bytes in, after a four-byte character.
+            "a\u{1F600}".repeat(64),
+            "ab\u{1F600}".repeat(64),
+            "ab\u{e9}\u{4e2d}\u{1F600}x\u{7ff}\u{800}\u{ffff}\u{10000} ".repeat(16),
+            "Žluťoučký kůň úpěl ďábelské ódy. ".repeat(12),
+            "\u{e9}a\u{4e2d}\u{4e2d}b".repeat(40),
+        ];
+        let errors: [&[u8]; 9] = [
+            b"",
+            b"\xFF",
+            b"\x80",
+            b"\xC3",
+            b"\xE4\xB8",
+            b"\xED\xA0\x80",
+            b"\xC0\x80",
+            b"\xF4\x90\x80\x80",
+            b"\xF0\x9F\x98",
+        ];
+        for text in &texts {
+            for error in errors {
+                for at in 0..200 {
+                    let mut bytes = text.as_bytes().to_vec();
+                    bytes.splice(at..at, error.iter().copied());
+                    // A guard of 0xFFFF after `bytes.len()` units.
+                    let mut dst = vec![0xFFFFu16; bytes.len() + 64];
+                    // SAFETY: the CPU has the features, as checked above.
+                    let (read, written) = unsafe { utf8_prefix_steps(&bytes, &mut dst[..bytes.len()]) };
+                    let valid = core::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), str::len);
+                    assert!(read <= valid, "{at} {error:X?}");
+                    let expected: Vec<u16> = core::str::from_utf8(&bytes[..read]).unwrap().encode_utf16().collect();
+                    assert_eq!(dst[..written], expected[..], "{at} {error:X?}");
+                    assert!(read + READS > valid || read + READS > bytes.len(), "stopped early: {at} {error:X?}");
+                    assert!(dst[bytes.len()..].iter().all(|&unit| unit == 0xFFFF), "past dst: {at} {error:X?}");
+                }
+            }
+        }
+    }
+
+    /// Random mixes of characters of every length at every offset: the steps and
+    /// the standard library decode the same, and the stores past the units reported
+    /// stay within 8 units.
+    #[test]
+    fn steps_match_std_on_random_mixes() {
+        if !available() {
+            return;
+        }
+        let mut next = super::super::xorshift(41);
+        let pick = ['a', ' ', '<', '\u{e9}', '\u{416}', '\u{7ff}', '\u{800}', '\u{4e2d}', '\u{ffff}', '\u{1F600}'];
+        for round in 0..400 {
+            let len = (next() % 300) as usize;
+            // Runs of one kind, and mixes: the mix changes every `run` characters.
+            let run = 1 + (next() % 12) as usize;
+            let mut text = alloc::string::String::new();
+            let mut kind = 0;
+            for i in 0..len {
+                if i % run == 0 {
+                    kind = (next() % pick.len() as u64) as usize;
+                }
+                text.push(if round % 3 == 0 { pick[(next() % pick.len() as u64) as usize] } else { pick[kind] });
+            }
+            for start in 0..4.min(text.len()) {
+                if !text.is_char_boundary(start) {
+                    continue;
+                }
+                let bytes = &text.as_bytes()[start..];
+                let mut dst = vec![0u16; bytes.len() + 16];
+                let room = bytes.len();
+                // SAFETY: the CPU has the features, as checked above.
+                let (read, written) = unsafe { utf8_prefix_steps(bytes, &mut dst[..room]) };
+                assert!(read + READS > bytes.len(), "stopped early: round {round}");
+                let expected: Vec<u16> = core::str::from_utf8(&bytes[..read]).unwrap().encode_utf16().collect();
+                assert_eq!(dst[..written], expected[..], "round {round}");
+                let mut guard = vec![0u16; room + 16];
+                guard[..room].fill(0x5555);
+                guard[room..].fill(0x5555);
+                // SAFETY: as above.
+                let _ = unsafe { utf8_prefix_steps(bytes, &mut guard[..room]) };
+                assert!(guard[room..].iter().all(|&unit| unit == 0x5555), "round {round}");
+                let past = guard[..room].iter().rposition(|&unit| unit != 0x5555).map_or(0, |i| i + 1);
+                assert!(past <= written + 8, "stores {past} past {written}: round {round}");
+            }
+        }
+    }
+}
