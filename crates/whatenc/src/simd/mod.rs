@@ -8,8 +8,9 @@
 //! bytes a vector) and `avx512` (BW and
 //! VBMI: the same validation, 64 bytes a vector), `avx512_utf16` (BW, VL, VBMI2 and
 //! BMI2: sixteen UTF-16 units to UTF-8), `avx512_utf8` (BW, VBMI, VBMI2: UTF-8 to
-//! UTF-16, 64 bytes a step whatever their mix, checked as it goes) and `avx2_utf8`
-//! (its AVX2 twin, 32 bytes a step), are chosen at run time: `std` detects the
+//! UTF-16, 64 bytes a step whatever their mix, checked as it goes), `avx2_utf8` (its
+//! AVX2 twin, 32 bytes a step) and `avx2_utf16` (UTF-16 to UTF-8, 16 units a step),
+//! are chosen at run time: `std` detects the
 //! feature once and caches it; without `std`, only a build that targets the feature
 //! uses them. UTF-8 validation takes the AVX-512 kernel, else the AVX2 one, else
 //! falls back to simdutf8. Every kernel is tested against its scalar twin on inputs
@@ -62,6 +63,8 @@ use cpu_has;
 mod aarch64;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx2;
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+mod avx2_utf16;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
 mod avx2_utf8;
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]

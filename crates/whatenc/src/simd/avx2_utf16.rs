@@ -1,0 +1,324 @@
+//! UTF-16 → UTF-8 with AVX2, chosen at run time (with `std`) where the CPU has AVX2
+//! and POPCNT, the cap on the tier allows AVX2, and the AVX-512 kernel
+//! ([`super::avx512_utf16`]) does not run: [`bmp_steps`] takes 16 code units a
+//! step, ahead of the SSSE3 loops of `utf16_to_utf8`, as the AVX-512 steps do with
+//! 32.
+//!
+//! A step of ASCII is narrowed. A step of units below 0x800 makes two bytes of each
+//! unit in its 16-bit lane (the second dropped for ASCII), packed by a byte shuffle
+//! (`pshufb`) per eight units, a row of [`TWO_BYTE_SHUFFLES`] chosen by which of them
+//! are not ASCII. A step with longer units widens each to a 32-bit lane that holds its
+//! one to three bytes, packed per four units by a row of [`THREE_BYTE_SHUFFLES`]
+//! chosen by their lengths. The twin is [`super::scalar::block_to_utf8`], and the
+//! tests compare the steps with the standard library.
+
+use core::arch::x86_64::{
+    __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm256_and_si256, _mm256_blendv_epi8, _mm256_castsi128_si256,
+    _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi16, _mm256_cmpgt_epi16, _mm256_cmpgt_epi32,
+    _mm256_cvtepu16_epi32, _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
+    _mm256_movemask_ps, _mm256_or_si256, _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute4x64_epi64,
+    _mm256_set1_epi16, _mm256_set1_epi32, _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_slli_epi32,
+    _mm256_srli_epi16, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_testz_si256,
+};
+
+/// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX2, and
+/// the CPU has AVX2 and POPCNT (`std` caches the answer; without `std`, only when the
+/// build targets them).
+#[inline(always)]
+pub(crate) fn available() -> bool {
+    super::avx2::available() && super::cpu_has!("popcnt")
+}
+
+/// The room a step wants in `dst`: its 48 bytes at most, and the whole vectors it
+/// stores (the last one from byte 36 at most).
+const ROOM: usize = 64;
+
+/// For each 8-bit mask of the units of eight that are not ASCII, the `pshufb` indexes
+/// that gather their UTF-8 bytes from their 16-bit lanes (first byte low): the low
+/// byte of each lane, and the high one of those in the mask (zeros after them).
+static TWO_BYTE_SHUFFLES: [[u8; 16]; 256] = {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut unit, mut kept) = (0, 0);
+        while unit < 8 {
+            table[mask][kept] = 2 * unit as u8;
+            kept += 1;
+            if mask >> unit & 1 != 0 {
+                table[mask][kept] = 2 * unit as u8 + 1;
+                kept += 1;
+            }
+            unit += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// For four units in 32-bit lanes (their bytes first lowest), by which are below
+/// 0x80 (bits 0 to 3) and which below 0x800 (bits 4 to 7): the `pshufb` indexes that
+/// gather their one, two or three bytes (zeros after them).
+static THREE_BYTE_SHUFFLES: [[u8; 16]; 256] = {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let (mut unit, mut kept) = (0, 0);
+        while unit < 4 {
+            let len = if index >> unit & 1 != 0 {
+                1
+            } else if index >> (4 + unit) & 1 != 0 {
+                2
+            } else {
+                3
+            };
+            let mut byte = 0;
+            while byte < len {
+                table[index][kept] = (4 * unit + byte) as u8;
+                kept += 1;
+                byte += 1;
+            }
+            unit += 1;
+        }
+        index += 1;
+    }
+    table
+};
+
+/// Code units, 16 a step, to UTF-8 at the start of `dst`, up to the first step with
+/// a surrogate, while `dst` has room for 64 bytes and `min_room` more (at most 8)
+/// before a step; returns (units read, bytes written). Whole vectors are stored: up to
+/// 12 bytes past the bytes written may be scratch. The units are the `len` at `src`,
+/// in the CPU's byte order or (`swapped`) the other.
+///
+/// # Safety
+/// `src` must hold `2 × len` readable bytes; the CPU must have AVX2 and POPCNT: call
+/// it only where [`available`] returned `true`.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn bmp_steps(
+    src: *const u8,
+    len: usize,
+    swapped: bool,
+    dst: &mut [u8],
+    min_room: usize,
+) -> (usize, usize) {
+    let (mut read, mut written) = (0, 0);
+    let set = _mm256_set1_epi16;
+    #[rustfmt::skip]
+    let swap = _mm256_setr_epi8(
+        1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14,
+        1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14,
+    );
+    while read + 16 <= len && dst.len() - written >= ROOM + min_room {
+        // SAFETY: `read + 16 <= len` units are readable (the caller's precondition).
+        let mut units = unsafe { _mm256_loadu_si256(src.add(2 * read).cast()) };
+        if swapped {
+            units = _mm256_shuffle_epi8(units, swap);
+        }
+        let out = dst[written..].as_mut_ptr();
+        if _mm256_testz_si256(units, set(0xFF80u16 as i16)) != 0 {
+            // The packs work within 128-bit lanes: the eight bytes of each, in order.
+            let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(units, units));
+            // SAFETY: `dst` has room for 64 bytes from `written`.
+            unsafe { _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(bytes)) };
+            read += 16;
+            written += 16;
+            // A run of ASCII, 32 units a step while it lasts.
+            while read + 32 <= len && dst.len() - written >= ROOM + min_room {
+                // SAFETY: `read + 32 <= len` units are readable.
+                let (mut a, mut b) = unsafe {
+                    (_mm256_loadu_si256(src.add(2 * read).cast()), _mm256_loadu_si256(src.add(2 * read + 32).cast()))
+                };
+                if swapped {
+                    (a, b) = (_mm256_shuffle_epi8(a, swap), _mm256_shuffle_epi8(b, swap));
+                }
+                if _mm256_testz_si256(_mm256_or_si256(a, b), set(0xFF80u16 as i16)) == 0 {
+                    break;
+                }
+                let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
+                // SAFETY: `dst` has room for 64 bytes from `written`.
+                unsafe { _mm256_storeu_si256(dst[written..].as_mut_ptr().cast(), bytes) };
+                read += 32;
+                written += 32;
+            }
+            continue;
+        }
+        let surrogates = _mm256_cmpeq_epi16(_mm256_and_si256(units, set(0xF800u16 as i16)), set(0xD800u16 as i16));
+        if _mm256_movemask_epi8(surrogates) != 0 {
+            break;
+        }
+        // SAFETY: `dst` has room for 64 bytes from `written`; the CPU has AVX2 and
+        // POPCNT (this function enables them).
+        written += unsafe { step_to_utf8(units, out) };
+        read += 16;
+    }
+    (read, written)
+}
+
+/// Sixteen code units (none a surrogate) to UTF-8 at `out`; returns the bytes
+/// written (at most 48; whole vectors stored, the last from byte 36 at most).
+///
+/// # Safety
+/// `out` must have room for 64 bytes; the CPU must have AVX2 and POPCNT.
+#[inline]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn step_to_utf8(units: __m256i, out: *mut u8) -> usize {
+    let set = _mm256_set1_epi16;
+    // Units are below 0x8000 or surrogates (none here) or above: as `i16`, those
+    // above are negative, so signed compares take them as long.
+    let wide = _mm256_cmpgt_epi16(units, set(0x7F));
+    let long = _mm256_or_si256(_mm256_cmpgt_epi16(units, set(0x7FF)), _mm256_cmpgt_epi16(set(0), units));
+    if _mm256_testz_si256(long, long) != 0 {
+        // Two bytes a unit, first byte lowest: the unit itself where ASCII (only the
+        // first kept), else C0 | its high five bits, then 80 | its low six.
+        let first = _mm256_blendv_epi8(units, _mm256_or_si256(_mm256_srli_epi16::<6>(units), set(0xC0)), wide);
+        let second = _mm256_or_si256(_mm256_and_si256(units, set(0x3F)), set(0x80));
+        let words = _mm256_or_si256(first, _mm256_slli_epi16::<8>(second));
+        // One bit per unit: the compare's lanes packed to bytes, within each 128-bit
+        // lane (its eight units, twice).
+        let wide = _mm256_movemask_epi8(_mm256_packs_epi16(wide, wide)) as u32;
+        let (low, high) = ((wide & 0xFF) as usize, (wide >> 16 & 0xFF) as usize);
+        // SAFETY: the table's rows have 16 bytes; `out` has room for 64 bytes, of
+        // which this writes 32 at most.
+        unsafe {
+            let shuffle = _mm256_inserti128_si256::<1>(
+                _mm256_castsi128_si256(_mm_loadu_si128(TWO_BYTE_SHUFFLES[low].as_ptr().cast())),
+                _mm_loadu_si128(TWO_BYTE_SHUFFLES[high].as_ptr().cast()),
+            );
+            let packed = _mm256_shuffle_epi8(words, shuffle);
+            let in_low = 8 + low.count_ones() as usize;
+            _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(packed));
+            _mm_storeu_si128(out.add(in_low).cast(), _mm256_extracti128_si256::<1>(packed));
+            return in_low + 8 + high.count_ones() as usize;
+        }
+    }
+    let mut written = 0;
+    for half in [_mm256_castsi256_si128(units), _mm256_extracti128_si256::<1>(units)] {
+        let units = _mm256_cvtepu16_epi32(half);
+        let set = _mm256_set1_epi32;
+        let low6 = _mm256_or_si256(_mm256_and_si256(units, set(0x3F)), set(0x80));
+        let high = _mm256_srli_epi32::<6>(units);
+        let middle6 = _mm256_or_si256(_mm256_and_si256(high, set(0x3F)), set(0x80));
+        // The bytes of each length as a little-endian word: first byte lowest.
+        let two = _mm256_or_si256(_mm256_or_si256(high, set(0xC0)), _mm256_slli_epi32::<8>(low6));
+        let three = _mm256_or_si256(
+            _mm256_or_si256(_mm256_srli_epi32::<12>(units), set(0xE0)),
+            _mm256_or_si256(_mm256_slli_epi32::<8>(middle6), _mm256_slli_epi32::<16>(low6)),
+        );
+        let below_0x80 = _mm256_cmpgt_epi32(set(0x80), units);
+        let below_0x800 = _mm256_cmpgt_epi32(set(0x800), units);
+        let words = _mm256_blendv_epi8(_mm256_blendv_epi8(three, two, below_0x800), units, below_0x80);
+        let (ascii, short) = (
+            _mm256_movemask_ps(_mm256_castsi256_ps(below_0x80)) as usize,
+            _mm256_movemask_ps(_mm256_castsi256_ps(below_0x800)) as usize,
+        );
+        let (low, high) = ((ascii & 0xF) | (short & 0xF) << 4, ascii >> 4 | (short >> 4) << 4);
+        let bytes = |index: usize| 12 - (index & 0xF).count_ones() as usize - (index >> 4).count_ones() as usize;
+        // SAFETY: the table's rows have 16 bytes; `out` has room for 64 bytes, and
+        // the stores start at byte 36 at most (three groups of 12 before).
+        unsafe {
+            let shuffle = _mm256_inserti128_si256::<1>(
+                _mm256_castsi128_si256(_mm_loadu_si128(THREE_BYTE_SHUFFLES[low].as_ptr().cast())),
+                _mm_loadu_si128(THREE_BYTE_SHUFFLES[high].as_ptr().cast()),
+            );
+            let packed = _mm256_shuffle_epi8(words, shuffle);
+            _mm_storeu_si128(out.add(written).cast(), _mm256_castsi256_si128(packed));
+            written += bytes(low);
+            _mm_storeu_si128(out.add(written).cast(), _mm256_extracti128_si256::<1>(packed));
+            written += bytes(high);
+        }
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A xorshift generator.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// The steps of 16 units on random mixes of lengths, with a surrogate now and
+    /// then, in both byte orders and with little room: what they read is the text
+    /// before the first step with a surrogate (or too near the end or the room's),
+    /// written as the standard library writes it, with at most 12 bytes of scratch
+    /// after it.
+    #[test]
+    fn steps_match_the_standard_library() {
+        if !available() {
+            return;
+        }
+        let by_length = [[0x41u16, 0x7F, 0x20, 0x0], [0x3B1, 0x80, 0x7FF, 0x5D0], [0xD55C, 0x800, 0xFFFF, 0xE000]];
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for round in 0..20_000 {
+            let len = 16 + round % 200;
+            let units: alloc::vec::Vec<u16> = (0..len)
+                .map(|_| {
+                    let state = rng.next();
+                    if state.is_multiple_of(512) {
+                        0xD800 | (state >> 20) as u16 & 0x7FF
+                    } else {
+                        by_length[(state % 3) as usize][(state >> 8) as usize % 4]
+                    }
+                })
+                .collect();
+            // ASCII now and then, so that whole steps are; units of one and two bytes
+            // only now and then, for the steps of two bytes a unit.
+            let units: alloc::vec::Vec<u16> = units
+                .iter()
+                .map(|&u| match (round % 4, u) {
+                    (_, 0xD800..=0xDFFF) => u,
+                    (0, _) => u & 0x7F,
+                    (1, 0x800..) => (u & 0x7FF) | 0x80,
+                    _ => u,
+                })
+                .collect();
+            let room = 64 + round % 400;
+            for swapped in [false, true] {
+                let bytes: alloc::vec::Vec<u8> =
+                    units.iter().flat_map(|&u| if swapped { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
+                let mut out = alloc::vec![0xAAu8; room + 64];
+                // SAFETY: `bytes` holds `2 × len` bytes; the CPU has the features.
+                let (read, written) = unsafe { bmp_steps(bytes.as_ptr(), len, swapped, &mut out[..room], 0) };
+                assert_eq!(read % 16, 0);
+                let text = alloc::string::String::from_utf16(&units[..read]).expect("no surrogate read");
+                assert_eq!(&out[..written], text.as_bytes(), "{round} {swapped}");
+                assert!(out[(written + 12).min(room)..].iter().all(|&b| b == 0xAA), "wrote past: {round}");
+                let next = &units[read..len.min(read + 16)];
+                let stopped_for_room = room - written < ROOM;
+                assert!(
+                    next.len() < 16 || stopped_for_room || next.iter().any(|u| (0xD800..=0xDFFF).contains(u)),
+                    "stopped early: {round} {swapped}"
+                );
+            }
+        }
+    }
+
+    /// Every unit of the BMP but the surrogates, in steps of sixteen of one unit and
+    /// fifteen ASCII ones around it, at each place: as the standard library.
+    #[test]
+    fn every_unit_at_every_place() {
+        if !available() {
+            return;
+        }
+        let mut units = [0x61u16; 16];
+        for unit in (0x80u16..=0xFFFF).filter(|u| !(0xD800..=0xDFFF).contains(u)) {
+            let at = (unit % 16) as usize;
+            units[at] = unit;
+            let mut out = [0u8; 64];
+            // SAFETY: `units` holds 32 bytes; the CPU has the features.
+            let (read, written) = unsafe { bmp_steps(units.as_ptr().cast(), 16, false, &mut out, 0) };
+            assert_eq!(read, 16);
+            let text = alloc::string::String::from_utf16(&units).expect("no surrogate");
+            assert_eq!(&out[..written], text.as_bytes(), "{unit:04X}");
+            units[at] = 0x61;
+        }
+    }
+}
