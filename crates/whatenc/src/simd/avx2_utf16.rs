@@ -11,14 +11,22 @@
 //! one to three bytes, packed per four units by a row of [`THREE_BYTE_SHUFFLES`]
 //! chosen by their lengths. The twin is [`super::scalar::block_to_utf8`], and the
 //! tests compare the steps with the standard library.
+//!
+//! [`table_steps_to_utf16`] and [`table_steps_to_utf8`] decode single-byte encodings
+//! 32 bytes a step, the twins of `avx512_utf16`'s: each byte's unit is looked up by
+//! its low nibble in eight tables of sixteen (one `pshufb` for the unit's low byte and
+//! one for its high byte in each), and bits 4 to 6 of the byte pick the table.
 
 use core::arch::x86_64::{
-    __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm256_and_si256, _mm256_blendv_epi8, _mm256_castsi128_si256,
-    _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi16, _mm256_cmpgt_epi16, _mm256_cmpgt_epi32,
+    __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm256_add_epi16, _mm256_and_si256, _mm256_andnot_si256,
+    _mm256_blendv_epi8, _mm256_castsi128_si256, _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi8,
+    _mm256_cmpeq_epi16, _mm256_cmpgt_epi16, _mm256_cmpgt_epi32, _mm256_cvtepi8_epi16, _mm256_cvtepu8_epi16,
     _mm256_cvtepu16_epi32, _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
-    _mm256_movemask_ps, _mm256_or_si256, _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute4x64_epi64,
-    _mm256_set1_epi16, _mm256_set1_epi32, _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_slli_epi32,
-    _mm256_srli_epi16, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_testz_si256,
+    _mm256_movemask_ps, _mm256_or_si256, _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute2x128_si256,
+    _mm256_permute4x64_epi64, _mm256_set1_epi8, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_setr_epi8,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_slli_epi32, _mm256_srli_epi16,
+    _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi8, _mm256_subs_epu8, _mm256_subs_epu16, _mm256_testz_si256,
+    _mm256_unpackhi_epi8, _mm256_unpacklo_epi8,
 };
 
 /// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX2, and
@@ -230,6 +238,224 @@ unsafe fn step_to_utf8(units: __m256i, out: *mut u8) -> usize {
     written
 }
 
+/// The units of the bytes 0x80 to 0xFF of a single-byte encoding's table, for
+/// [`table_units`]: their low bytes and their high bytes, 16 to a vector (the same
+/// in both 128-bit lanes), the bytes 0x80 + 16 × k to 0x8F + 16 × k in `low[k]` and
+/// `high[k]`.
+struct Tables {
+    low: [__m256i; 8],
+    high: [__m256i; 8],
+}
+
+/// The [`Tables`] of a single-byte encoding's `table` (a code unit for each byte, 0
+/// for null).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_tables(table: &[u16; 256]) -> Tables {
+    // In each 128-bit lane of eight units, their low bytes, then their high bytes.
+    #[rustfmt::skip]
+    let split = _mm256_setr_epi8(
+        0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+        0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
+    );
+    let (mut low, mut high) = ([_mm256_setzero_si256(); 8], [_mm256_setzero_si256(); 8]);
+    for k in 0..8 {
+        // SAFETY: this reads the 16 units from 0x80 + 16 × k <= 0xF0.
+        let units = unsafe { _mm256_loadu_si256(table.as_ptr().add(0x80 + 16 * k).cast()) };
+        // The low bytes of the 16 units in the first lane, their high bytes in the
+        // second.
+        let planes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_shuffle_epi8(units, split));
+        low[k] = _mm256_permute2x128_si256::<0x00>(planes, planes);
+        high[k] = _mm256_permute2x128_si256::<0x11>(planes, planes);
+    }
+    Tables { low, high }
+}
+
+/// The code units of 32 bytes of a single-byte encoding through `tables` (ASCII is
+/// itself): the first and the last 16, and a bit for each byte that is null (not
+/// ASCII, unit 0). Each byte's low nibble looks up its unit's low and high byte in
+/// the eight tables (`pshufb`), and bits 4, 5 and 6 pick among the eight (three
+/// levels of blends).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn table_units(bytes: __m256i, tables: &Tables) -> (__m256i, __m256i, u32) {
+    let nibbles = _mm256_and_si256(bytes, _mm256_set1_epi8(0x0F));
+    // Bits 4, 5 and 6 of each byte moved to its sign bit, which `vpblendvb` reads (the
+    // 16-bit shifts carry bits across bytes only below a byte's sign bit).
+    let bit = [_mm256_slli_epi16::<3>(bytes), _mm256_slli_epi16::<2>(bytes), _mm256_slli_epi16::<1>(bytes)];
+    let look = |planes: &[__m256i; 8]| {
+        let pairs: [__m256i; 4] = core::array::from_fn(|k| {
+            _mm256_blendv_epi8(
+                _mm256_shuffle_epi8(planes[2 * k], nibbles),
+                _mm256_shuffle_epi8(planes[2 * k + 1], nibbles),
+                bit[0],
+            )
+        });
+        let quads = [_mm256_blendv_epi8(pairs[0], pairs[1], bit[1]), _mm256_blendv_epi8(pairs[2], pairs[3], bit[1])];
+        _mm256_blendv_epi8(quads[0], quads[1], bit[2])
+    };
+    let (low, high) = (look(&tables.low), look(&tables.high));
+    let zero = _mm256_setzero_si256();
+    let null =
+        _mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(low, high), zero), bytes)) as u32;
+    // ASCII bytes as themselves: the byte, and a high byte of zero.
+    let (low, high) = (_mm256_blendv_epi8(bytes, low, bytes), _mm256_blendv_epi8(zero, high, bytes));
+    // The unpacks work within 128-bit lanes: units 0–7 and 16–23, then 8–15 and 24–31.
+    let (first, second) = (_mm256_unpacklo_epi8(low, high), _mm256_unpackhi_epi8(low, high));
+    (_mm256_permute2x128_si256::<0x20>(first, second), _mm256_permute2x128_si256::<0x31>(first, second), null)
+}
+
+/// Decodes bytes of a single-byte encoding (`table`: a code unit for each byte, 0 for
+/// null) to UTF-16, 32 a step while 32 are left and fit in `dst`, up to the first
+/// null byte; returns the bytes read. The step with the null byte is stored whole
+/// (its units after the null are scratch, inside `dst`). The twin of
+/// `avx512_utf16::table_steps_to_utf16`, with the SSE2 kernel's short cut: a step of
+/// bytes that are ASCII or in `start..start + len` (as `byte + delta`, the index's
+/// run: Latin-1's letters, Cyrillic's) is decoded without the tables.
+///
+/// # Safety
+/// The CPU must have AVX2 and POPCNT: call it only where [`available`] returned
+/// `true`.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn table_steps_to_utf16(
+    src: &[u8],
+    dst: &mut [u16],
+    table: &[u16; 256],
+    (start, len, delta): (u8, u8, u16),
+) -> usize {
+    let tables = load_tables(table);
+    let zero = _mm256_setzero_si256();
+    let (start, last, delta) =
+        (_mm256_set1_epi8(start as i8), _mm256_set1_epi8(len.wrapping_sub(1) as i8), _mm256_set1_epi16(delta as i16));
+    let mut read = 0;
+    while read + 32 <= src.len() && read + 32 <= dst.len() {
+        // SAFETY: `src` holds 32 bytes from `read`.
+        let bytes = unsafe { _mm256_loadu_si256(src.as_ptr().add(read).cast()) };
+        let out = dst[read..].as_mut_ptr();
+        let (low, high) = (_mm256_castsi256_si128(bytes), _mm256_extracti128_si256::<1>(bytes));
+        // `byte - start < len` (unsigned) is `(byte - start) -sat (len - 1) == 0`.
+        let in_run = _mm256_cmpeq_epi8(_mm256_subs_epu8(_mm256_sub_epi8(bytes, start), last), zero);
+        if _mm256_movemask_epi8(_mm256_andnot_si256(in_run, bytes)) == 0 {
+            // ASCII and the run's letters only.
+            let add = |in_run| _mm256_and_si256(_mm256_cvtepi8_epi16(in_run), delta);
+            let (low_run, high_run) = (_mm256_castsi256_si128(in_run), _mm256_extracti128_si256::<1>(in_run));
+            // SAFETY: `dst` has room for 32 units from `read`.
+            unsafe {
+                _mm256_storeu_si256(out.cast(), _mm256_add_epi16(_mm256_cvtepu8_epi16(low), add(low_run)));
+                _mm256_storeu_si256(out.add(16).cast(), _mm256_add_epi16(_mm256_cvtepu8_epi16(high), add(high_run)));
+            }
+            read += 32;
+            continue;
+        }
+        let (first, second, null) = table_units(bytes, &tables);
+        // SAFETY: `dst` has room for 32 units from `read`.
+        unsafe {
+            _mm256_storeu_si256(out.cast(), first);
+            _mm256_storeu_si256(out.add(16).cast(), second);
+        }
+        if null != 0 {
+            return read + null.trailing_zeros() as usize;
+        }
+        read += 32;
+    }
+    read
+}
+
+/// Whether most of the units of the bytes 0x80 to 0xFF of `table` are three bytes
+/// long in UTF-8 (windows-874's Thai): then [`table_steps_to_utf8`] leaves the text
+/// to the scalar kernel, which writes each byte's UTF-8 from its table one after
+/// another. windows-874 → `String`, th.txt, AVX2 tier, rotating, `Intel Xeon`
+/// Emerald Rapids: 45.4 µs with the scalar kernel, 56.7 with these steps.
+#[inline]
+#[target_feature(enable = "avx2,popcnt")]
+fn mostly_three_bytes(table: &[u16; 256]) -> bool {
+    let long = (0..8).fold(0, |count, k| {
+        // SAFETY: this reads the 16 units from 0x80 + 16 × k <= 0xF0.
+        let units = unsafe { _mm256_loadu_si256(table.as_ptr().add(0x80 + 16 * k).cast()) };
+        // Below 0x800 when nothing is left after subtracting 0x7FF (saturating).
+        let short = _mm256_cmpeq_epi16(_mm256_subs_epu16(units, _mm256_set1_epi16(0x7FF)), _mm256_setzero_si256());
+        count + 32 - _mm256_movemask_epi8(short).count_ones()
+    });
+    // Two bits a unit.
+    long / 2 > 64
+}
+
+/// Decodes bytes of a single-byte encoding (`table` as for [`table_steps_to_utf16`];
+/// `utf8`, each byte's UTF-8 as `super::scalar::decode_table_to_utf8` takes it) to
+/// UTF-8, 32 a step while 32 are left and `dst` has room for 112 bytes, up to the
+/// step with the first null byte; returns the bytes read and written. Whole vectors
+/// are stored: up to 32 bytes past the bytes written may be scratch. The twin of
+/// `avx512_utf16::table_steps_to_utf8`, but for two kinds of steps, where the
+/// scalar kernel's ways measured faster: a step with one or two bytes that are not
+/// ASCII (German, French) takes its ASCII bytes and the first other one, through
+/// `utf8`; one whose units include three-byte ones (Thai) is decoded a byte at a
+/// time through `utf8`.
+///
+/// # Safety
+/// As [`table_steps_to_utf16`]'s.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn table_steps_to_utf8(
+    src: &[u8],
+    dst: &mut [u8],
+    table: &[u16; 256],
+    utf8: &[u32; 256],
+) -> (usize, usize) {
+    if mostly_three_bytes(table) {
+        return (0, 0);
+    }
+    let tables = load_tables(table);
+    let (mut read, mut written) = (0, 0);
+    while read + 32 <= src.len() && dst.len() - written >= 48 + ROOM {
+        // SAFETY: `src` holds 32 bytes from `read`.
+        let bytes = unsafe { _mm256_loadu_si256(src.as_ptr().add(read).cast()) };
+        let out = dst[written..].as_mut_ptr();
+        let wide = _mm256_movemask_epi8(bytes) as u32;
+        // SAFETY: `dst` has room for 112 bytes from `written`.
+        unsafe { _mm256_storeu_si256(out.cast(), bytes) };
+        if wide == 0 {
+            read += 32;
+            written += 32;
+            continue;
+        }
+        if wide.count_ones() <= 2 {
+            // The ASCII bytes (stored above), then the first other byte.
+            let ascii = wide.trailing_zeros() as usize;
+            let entry = utf8[src[read + ascii] as usize];
+            if entry == 0 {
+                break;
+            }
+            read += ascii + 1;
+            written += ascii;
+            dst[written..written + 4].copy_from_slice(&entry.to_le_bytes());
+            written += (entry >> 24) as usize;
+            continue;
+        }
+        let (first, second, null) = table_units(bytes, &tables);
+        if null != 0 {
+            break;
+        }
+        let long = _mm256_set1_epi16(0xF800u16 as i16);
+        if _mm256_testz_si256(_mm256_or_si256(first, second), long) == 0 {
+            for &byte in &src[read..read + 32] {
+                let entry = utf8[byte as usize];
+                dst[written..written + 4].copy_from_slice(&entry.to_le_bytes());
+                written += (entry >> 24) as usize;
+            }
+            read += 32;
+            continue;
+        }
+        // SAFETY: `dst` has room for 112 bytes from `written`: the first 16 units
+        // write 48 at most, and the second want 64 after those; the units of a
+        // single-byte encoding are no surrogates; the CPU has AVX2 and POPCNT.
+        unsafe {
+            let n = step_to_utf8(first, out);
+            written += n + step_to_utf8(second, out.add(n));
+        }
+        read += 32;
+    }
+    (read, written)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,5 +546,97 @@ mod tests {
             assert_eq!(&out[..written], text.as_bytes(), "{unit:04X}");
             units[at] = 0x61;
         }
+    }
+
+    /// The single-byte table steps, on random bytes (with runs of ASCII) through
+    /// random tables of units of every length with a few nulls: what they read is
+    /// decoded as the table says, up to the first null (or to the step with it, for
+    /// UTF-8), and they stop only there or near the end of the input or the room.
+    #[test]
+    fn table_steps_match_the_table() {
+        if !available() {
+            return;
+        }
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut next = move || rng.next();
+        // The rounds whose UTF-8 steps took a step or more.
+        let mut stepped = 0;
+        for round in 0..2_000 {
+            let mut table = [0u16; 256];
+            for (byte, unit) in table.iter_mut().enumerate() {
+                *unit = match (byte, next() % 16) {
+                    (0..0x80, _) => byte as u16,
+                    (_, 0) if round % 2 == 0 => 0,
+                    (_, 1..=5) => 0x80 + (next() % 0x780) as u16,
+                    (_, 6..=9) => 0x800 + (next() % 0xD000) as u16,
+                    // Units whose low or high byte is zero, but not both.
+                    (_, 10) => 0x100 * (1 + next() % 0xD7) as u16,
+                    _ => 0xE000 + (next() % 0x2000) as u16,
+                };
+                if *unit == 0 && byte >= 0x80 && round % 2 == 1 {
+                    *unit = 0xFFFD;
+                }
+            }
+            // Most rounds with fewer three-byte units, so that the UTF-8 steps run
+            // (see `mostly_three_bytes`).
+            if round % 4 != 3 {
+                for unit in table[0x80..].iter_mut().step_by(2).filter(|unit| **unit >= 0x800) {
+                    *unit = 0x80 + *unit % 0x780;
+                }
+            }
+            // The index's run: Latin-1's letters, Cyrillic's, or a byte alone.
+            let run =
+                [(0xA0u8, 0x60u8, 0u16), (0xC0, 0x40, 0x350), (0x80 + (round % 0x80) as u8, 1, 0x1234)][round % 3];
+            for byte in run.0..=run.0 + (run.1 - 1) {
+                table[byte as usize] = u16::from(byte) + run.2;
+            }
+            let len = 32 + (next() % 300) as usize;
+            // ASCII and the run's bytes only, in some rounds, as well as all bytes.
+            let bytes: alloc::vec::Vec<u8> = (0..len)
+                .map(|i| match (i / 40 + round) % 3 {
+                    0 => (next() % 0x80) as u8,
+                    1 if round % 5 == 0 => run.0 + (next() % u64::from(run.1)) as u8,
+                    _ => next() as u8,
+                })
+                .collect();
+            let first_null = bytes.iter().position(|&b| b >= 0x80 && table[b as usize] == 0).unwrap_or(len);
+            // Each byte's UTF-8, least significant byte first, its length in the top
+            // byte (0 for null).
+            let utf8: [u32; 256] = core::array::from_fn(|byte| match table[byte] {
+                0 if byte >= 0x80 => 0,
+                unit => {
+                    let text = alloc::string::String::from_utf16(&[unit]).expect("no surrogates");
+                    let mut word = [0u8; 4];
+                    word[..text.len()].copy_from_slice(text.as_bytes());
+                    u32::from_le_bytes(word) | (text.len() as u32) << 24
+                }
+            });
+            let expected: alloc::vec::Vec<u16> = bytes.iter().map(|&b| table[b as usize]).collect();
+
+            let mut units = alloc::vec![0u16; len];
+            // SAFETY: the CPU has the features, as checked above.
+            let read = unsafe { table_steps_to_utf16(&bytes, &mut units, &table, run) };
+            assert_eq!(units[..read], expected[..read], "{round}");
+            assert!(read == first_null || (read < first_null && read + 32 > len), "{round}: {read} {first_null}");
+
+            let room = 112 + (next() % 700) as usize;
+            let mut out = alloc::vec![0xAAu8; room + 64];
+            // SAFETY: as above.
+            let (read, written) = unsafe { table_steps_to_utf8(&bytes, &mut out[..room], &table, &utf8) };
+            assert!(read <= first_null, "{round}");
+            stepped += usize::from(read >= 32);
+            let text = alloc::string::String::from_utf16(&expected[..read]).expect("no surrogates");
+            assert_eq!(&out[..written], text.as_bytes(), "{round}");
+            assert!(out[(written + 32).min(room)..].iter().all(|&b| b == 0xAA), "wrote past: {round}");
+            assert!(
+                read + 32 > first_null
+                    || read + 32 > len
+                    || room - written < 112
+                    // SAFETY: as above.
+                    || (read == 0 && unsafe { mostly_three_bytes(&table) }),
+                "stopped early: {round} {read} {first_null}"
+            );
+        }
+        assert!(stepped > 1000, "{stepped}");
     }
 }
