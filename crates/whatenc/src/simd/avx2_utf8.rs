@@ -77,7 +77,11 @@ pub(crate) unsafe fn utf8_prefix_steps(bytes: &[u8], dst: &mut [u16]) -> (usize,
     let (mut read, mut written) = (0, 0);
     // Each byte read makes at most one unit, so `dst` has room for as many units as
     // there are bytes left: 34 while a step is read.
+    let prefetch = bytes.len() >= super::avx2_utf16::PREFETCH_FROM && super::x86_64::prefetch_pays();
     while read + READS <= bytes.len() {
+        if prefetch {
+            super::avx2_utf16::prefetch_at(src.wrapping_add(read));
+        }
         // SAFETY: `read + 34 <= bytes.len()`; the CPU has AVX2 (the caller's
         // precondition).
         let v = unsafe { _mm256_loadu_si256(src.add(read).cast()) };

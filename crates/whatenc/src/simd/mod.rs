@@ -551,8 +551,9 @@ pub(crate) fn encode_utf16_in_index(
 
 /// Encodes UTF-16 into a single-byte encoding while its units are in the index:
 /// ASCII, the run (`run`: start, length, delta) or `index`'s others, with the AVX-512
-/// steps of 32 units where the CPU has them (`avx512_utf16::linear_steps_from_utf16`);
-/// elsewhere, and for fewer than 32 units, none. Returns the units read (and bytes
+/// steps of 32 units where the CPU has them (`avx512_utf16::linear_steps_from_utf16`),
+/// else the AVX2 ones (`avx2_utf16::linear_steps_from_utf16`); elsewhere, and for
+/// fewer than 32 units, none. Returns the units read (and bytes
 /// written).
 #[inline(always)]
 pub(crate) fn encode_utf16_single_byte_steps(
@@ -565,6 +566,11 @@ pub(crate) fn encode_utf16_single_byte_steps(
     if src.len() >= 32 && dst.len() >= 32 && avx512_utf16::available() {
         // SAFETY: the CPU has the kernel's features, as `available` just said.
         return unsafe { avx512_utf16::linear_steps_from_utf16(src, dst, run, index) };
+    }
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if src.len() >= 32 && dst.len() >= 32 && avx2_utf16::available() {
+        // SAFETY: the CPU has AVX2 and POPCNT, as `available` just said.
+        return unsafe { avx2_utf16::linear_steps_from_utf16(src, dst, run, index) };
     }
     #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
     let _ = (src, dst, run, index);
