@@ -92,7 +92,11 @@ unsafe fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [u16]) -> (usize, usi
     let (mut read, mut written) = (0, 0);
     // Each byte read makes at most one unit, so `dst` has room for as many units as
     // there are bytes left: 64 while a step is read.
+    let prefetch = bytes.len() >= super::avx2_utf16::PREFETCH_FROM && super::x86_64::prefetch_pays();
     while read + BLOCK <= bytes.len() {
+        if prefetch {
+            super::avx2_utf16::prefetch_at(src.wrapping_add(read));
+        }
         // SAFETY: `read + 64 <= bytes.len()`.
         let v = unsafe { _mm512_loadu_epi8(src.add(read).cast()) };
         if _mm512_movepi8_mask(v) == 0 {
