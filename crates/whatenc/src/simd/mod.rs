@@ -429,6 +429,11 @@ fn valid_utf8_prefix_in_pieces(src: &[u8], mut copy: impl FnMut(&str)) -> usize 
     }
 }
 
+/// The shortest input for which the AVX2 steps of single-byte encodings run (as the
+/// AVX-512 ones).
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+const AVX2_TABLE_FROM: usize = 64;
+
 /// Decodes bytes of a single-byte encoding to UTF-8 as [`decode_table_to_utf8`] does
 /// with `utf8`, after the AVX-512 steps of 32 bytes where the CPU has them
 /// (`avx512_utf16::table_steps_to_utf8`, with `units`: the same index as code units).
@@ -460,7 +465,7 @@ pub(crate) fn decode_single_byte_to_utf8(
         return (read + more, written + bytes);
     }
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if src.len() >= 64 && avx2_utf16::available() {
+    if src.len() >= AVX2_TABLE_FROM && avx2_utf16::available() {
         // SAFETY: the CPU has AVX2 and POPCNT, as `available` just said.
         let (read, written) = unsafe { avx2_utf16::table_steps_to_utf8(src, dst, units, utf8) };
         let (more, bytes) = decode_table_to_utf8(&src[read..], &mut dst[written..], utf8);
@@ -491,7 +496,7 @@ pub(crate) fn decode_single_byte_to_utf16(
         return read + decode_table_to_utf16(&src[read..], &mut dst[read..], table, start, len, delta);
     }
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if src.len() >= 64 && avx2_utf16::available() {
+    if src.len() >= AVX2_TABLE_FROM && avx2_utf16::available() {
         // SAFETY: the CPU has AVX2 and POPCNT, as `available` just said.
         let read = unsafe { avx2_utf16::table_steps_to_utf16(src, dst, table, (start, len, delta)) };
         return read + decode_table_to_utf16(&src[read..], &mut dst[read..], table, start, len, delta);
