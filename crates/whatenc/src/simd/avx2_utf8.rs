@@ -43,7 +43,7 @@ const READS: usize = BLOCK + 2;
 
 /// For each 8-bit mask, the `pshufb` indexes that gather the 16-bit lanes of a
 /// 128-bit vector whose bits are set, in order (zeros after them).
-static UNIT_SHUFFLES: [[u8; 16]; 256] = {
+pub(super) static UNIT_SHUFFLES: [[u8; 16]; 256] = {
     let mut table = [[0x80u8; 16]; 256];
     let mut mask = 0;
     while mask < 256 {
@@ -208,7 +208,7 @@ fn code_units(first: __m128i, second: __m128i, third: __m128i) -> __m256i {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use alloc::vec;
     use alloc::vec::Vec;
@@ -223,6 +223,13 @@ mod tests {
         if !available() {
             return;
         }
+        // SAFETY: the CPU has the features, as just checked.
+        check_prefix_steps(|src, dst| unsafe { utf8_prefix_steps(src, dst) }, READS);
+    }
+
+    /// [`checked_steps_stop_before_every_error`] for the steps `steps`, which read
+    /// `reads` bytes a step.
+    pub(in super::super) fn check_prefix_steps(steps: impl Fn(&[u8], &mut [u16]) -> (usize, usize), reads: usize) {
         let texts = [
             "a".repeat(320),
             "\u{e9}".repeat(160),
@@ -253,13 +260,12 @@ mod tests {
                     bytes.splice(at..at, error.iter().copied());
                     // A guard of 0xFFFF after `bytes.len()` units.
                     let mut dst = vec![0xFFFFu16; bytes.len() + 64];
-                    // SAFETY: the CPU has the features, as checked above.
-                    let (read, written) = unsafe { utf8_prefix_steps(&bytes, &mut dst[..bytes.len()]) };
+                    let (read, written) = steps(&bytes, &mut dst[..bytes.len()]);
                     let valid = core::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), str::len);
                     assert!(read <= valid, "{at} {error:X?}");
                     let expected: Vec<u16> = core::str::from_utf8(&bytes[..read]).unwrap().encode_utf16().collect();
                     assert_eq!(dst[..written], expected[..], "{at} {error:X?}");
-                    assert!(read + READS > valid || read + READS > bytes.len(), "stopped early: {at} {error:X?}");
+                    assert!(read + reads > valid || read + reads > bytes.len(), "stopped early: {at} {error:X?}");
                     assert!(dst[bytes.len()..].iter().all(|&unit| unit == 0xFFFF), "past dst: {at} {error:X?}");
                 }
             }
@@ -274,6 +280,13 @@ mod tests {
         if !available() {
             return;
         }
+        // SAFETY: the CPU has the features, as just checked.
+        check_random_mixes(|src, dst| unsafe { utf8_prefix_steps(src, dst) }, READS);
+    }
+
+    /// [`steps_match_std_on_random_mixes`] for the steps `steps`, which read `reads`
+    /// bytes a step.
+    pub(in super::super) fn check_random_mixes(steps: impl Fn(&[u8], &mut [u16]) -> (usize, usize), reads: usize) {
         let mut next = super::super::xorshift(41);
         let pick = ['a', ' ', '<', '\u{e9}', '\u{416}', '\u{7ff}', '\u{800}', '\u{4e2d}', '\u{ffff}', '\u{1F600}'];
         for round in 0..400 {
@@ -295,16 +308,14 @@ mod tests {
                 let bytes = &text.as_bytes()[start..];
                 let mut dst = vec![0u16; bytes.len() + 16];
                 let room = bytes.len();
-                // SAFETY: the CPU has the features, as checked above.
-                let (read, written) = unsafe { utf8_prefix_steps(bytes, &mut dst[..room]) };
-                assert!(read + READS > bytes.len(), "stopped early: round {round}");
+                let (read, written) = steps(bytes, &mut dst[..room]);
+                assert!(read + reads > bytes.len(), "stopped early: round {round}");
                 let expected: Vec<u16> = core::str::from_utf8(&bytes[..read]).unwrap().encode_utf16().collect();
                 assert_eq!(dst[..written], expected[..], "round {round}");
                 let mut guard = vec![0u16; room + 16];
                 guard[..room].fill(0x5555);
                 guard[room..].fill(0x5555);
-                // SAFETY: as above.
-                let _ = unsafe { utf8_prefix_steps(bytes, &mut guard[..room]) };
+                let _ = steps(bytes, &mut guard[..room]);
                 assert!(guard[room..].iter().all(|&unit| unit == 0x5555), "round {round}");
                 let past = guard[..room].iter().rposition(|&unit| unit != 0x5555).map_or(0, |i| i + 1);
                 assert!(past <= written + 8, "stores {past} past {written}: round {round}");

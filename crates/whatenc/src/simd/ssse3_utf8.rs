@@ -1,0 +1,185 @@
+//! UTF-8 → UTF-16 with SSSE3 and POPCNT, chosen at run time (with `std`) where the
+//! CPU has them, the cap on the tier allows SSSE3, and neither the AVX-512 nor the
+//! AVX2 steps run: [`super::avx2_utf8`]'s algorithm with 16-byte steps (the
+//! characters that start in a step's first 14 bytes), each step that is not ASCII
+//! checked as it goes with the SSSE3 validation kernel's block check
+//! ([`super::utf8_check`]), eight units packed at a time by a byte shuffle (a row of
+//! `avx2_utf8::UNIT_SHUFFLES`). The twin is [`super::scalar::utf8_prefix_to_utf16`],
+//! and the tests compare them.
+//!
+//! Against the scalar pass with its hand-overs, SSSE3 tier, rotating, `Intel Xeon`
+//! Emerald Rapids, valid text → UTF-16, µs: cs.txt 50.6 → 33.6, vi.txt 113.1 →
+//! 60.8, ru.txt 99.8 → 81.2, ko.txt 20.3 → 13.7, en.html 81.4 → 74.6, zh_cn.html
+//! 123.9 → 112.5, ja.html 111.1 → 100.6; but ja.txt 13.5 → 22.2 and th.txt 71.0 →
+//! 123.5, whose runs of three-byte characters the pass takes five at a step in one
+//! pass: such text ([`mostly_three_byte_text`], from its first 256 bytes) stays
+//! with the pass (ko.txt with it, and th.html, whose markup comes first, 309.9 →
+//! 332.7 with the steps).
+
+use super::avx2_utf8::UNIT_SHUFFLES;
+use super::utf8_check::{Bytes, block_errors};
+use core::arch::x86_64::{
+    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpgt_epi8, _mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8,
+    _mm_or_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16, _mm_storeu_si128,
+    _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+};
+
+/// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows SSSE3, and
+/// the CPU has SSSE3 and POPCNT (`std` caches the answer; without `std`, only when
+/// the build targets them).
+#[inline(always)]
+pub(crate) fn available() -> bool {
+    super::ssse3::available() && super::cpu_has!("popcnt")
+}
+
+/// Whether most of the first 256 bytes of `src` are in characters of three bytes or
+/// more (Japanese, Chinese, Thai: text with few spaces): there the scalar pass, with
+/// its runs of three-byte characters five at a step, is the faster (see
+/// [`utf8_prefix_steps`]).
+#[inline]
+pub(crate) fn mostly_three_byte_text(src: &[u8]) -> bool {
+    let sample = &src[..src.len().min(256)];
+    let leads = sample.iter().filter(|&&byte| byte >= 0xE0).count();
+    2 * 3 * leads > sample.len()
+}
+
+/// The bytes of a step.
+const BLOCK: usize = 16;
+
+/// The characters a step takes are those that start before this byte: each, of at
+/// most three bytes, ends inside the step.
+const STARTS: usize = BLOCK - 2;
+
+/// The bytes a step reads: its own, and the two after it.
+const READS: usize = BLOCK + 2;
+
+/// Decodes to UTF-16 the start of `src` that is valid UTF-8, in steps of 16 bytes:
+/// up to the step that shows an error, or to the last 17 bytes or fewer. Returns the
+/// bytes read (at a character boundary, all of them valid) and the units written;
+/// `dst.len() >= src.len()`. Stores may go past the units written, inside `dst`, by
+/// at most 8 units.
+///
+/// # Safety
+/// The CPU must have SSSE3 and POPCNT: call it only where [`available`] returned
+/// `true`.
+#[target_feature(enable = "ssse3,popcnt")]
+pub(crate) unsafe fn utf8_prefix_steps(bytes: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    assert!(dst.len() >= bytes.len());
+    let (src, out) = (bytes.as_ptr(), dst.as_mut_ptr());
+    let zero = _mm_setzero_si128();
+    let (mut read, mut written) = (0, 0);
+    // Each byte read makes at most one unit, so `dst` has room for as many units as
+    // there are bytes left: 18 while a step is read.
+    while read + READS <= bytes.len() {
+        // SAFETY: `read + 18 <= bytes.len()`.
+        let v = unsafe { _mm_loadu_si128(src.add(read).cast()) };
+        let high = _mm_movemask_epi8(v) as u32;
+        if high == 0 {
+            // SAFETY: `dst` has room for 16 units from `written` (see above).
+            unsafe {
+                _mm_storeu_si128(out.add(written).cast(), _mm_unpacklo_epi8(v, zero));
+                _mm_storeu_si128(out.add(written + 8).cast(), _mm_unpackhi_epi8(v, zero));
+            }
+            read += BLOCK;
+            written += BLOCK;
+            continue;
+        }
+        // The bytes before the step, from memory where there are three, else as zeros
+        // (see `avx2_utf8::utf8_prefix_steps`).
+        // SAFETY: `read - 3 .. read + 16` is inside `bytes` in the second case, and
+        // `padded` holds three zeros and the step; the CPU has SSSE3.
+        let errors = unsafe {
+            if read < 3 {
+                let mut padded = [0u8; 3 + BLOCK];
+                padded[3..].copy_from_slice(&bytes[read..read + BLOCK]);
+                block_errors(padded.as_ptr().add(3), v)
+            } else {
+                block_errors(src.add(read), v)
+            }
+        };
+        // SAFETY: the CPU has SSSE3.
+        if unsafe { !errors.is_zero() } {
+            break;
+        }
+        let starts = !(_mm_movemask_epi8(_mm_cmpgt_epi8(_mm_set1_epi8(-64), v)) as u32) & 0xFFFF;
+        let four = high & _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-17))) as u32;
+        let end = (four.trailing_zeros() as usize).min(STARTS);
+        if end == 0 {
+            // A four-byte character first (valid: inside the step): a surrogate pair.
+            let b = &bytes[read..read + 4];
+            let c = (u32::from(b[0] & 0x07) << 18)
+                | (u32::from(b[1] & 0x3F) << 12)
+                | (u32::from(b[2] & 0x3F) << 6)
+                | u32::from(b[3] & 0x3F);
+            let c = c.wrapping_sub(0x10000);
+            dst[written] = 0xD800 | (c >> 10) as u16;
+            dst[written + 1] = 0xDC00 | (c & 0x3FF) as u16;
+            read += 4;
+            written += 2;
+            continue;
+        }
+        let taken = starts & ((1u32 << end) - 1);
+        let next =
+            if end < STARTS { end } else { STARTS + ((starts | 1 << BLOCK) >> STARTS).trailing_zeros() as usize };
+        // SAFETY: `read + 18 <= bytes.len()`.
+        let (second, third) =
+            unsafe { (_mm_loadu_si128(src.add(read + 1).cast()), _mm_loadu_si128(src.add(read + 2).cast())) };
+        let halves = [
+            [_mm_unpacklo_epi8(v, zero), _mm_unpacklo_epi8(second, zero), _mm_unpacklo_epi8(third, zero)],
+            [_mm_unpackhi_epi8(v, zero), _mm_unpackhi_epi8(second, zero), _mm_unpackhi_epi8(third, zero)],
+        ];
+        for (half, [first, second, third]) in halves.into_iter().enumerate() {
+            let units = code_units(first, second, third);
+            let kept = ((taken >> (8 * half)) & 0xFF) as usize;
+            // SAFETY: the rows of the table have 16 bytes; `dst` has room for 16 units
+            // from `written` at the first half, and 8 from `written` at the second.
+            unsafe {
+                let shuffle = _mm_loadu_si128(UNIT_SHUFFLES[kept].as_ptr().cast());
+                _mm_storeu_si128(out.add(written).cast(), _mm_shuffle_epi8(units, shuffle));
+            }
+            written += kept.count_ones() as usize;
+        }
+        read += next;
+    }
+    (read, written)
+}
+
+/// The code unit of a character of at most three bytes that would start at each of
+/// eight bytes (in 16-bit lanes), `first`, from it and the two bytes after it: as
+/// `avx2_utf8::code_units`, with masks for the blends (SSSE3 has no `pblendvb`).
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn code_units(first: __m128i, second: __m128i, third: __m128i) -> __m128i {
+    let set = _mm_set1_epi16;
+    let second6 = _mm_and_si128(second, set(0x3F));
+    let third6 = _mm_and_si128(third, set(0x3F));
+    let three = _mm_or_si128(_mm_or_si128(_mm_slli_epi16::<12>(first), _mm_slli_epi16::<6>(second6)), third6);
+    let two = _mm_or_si128(_mm_slli_epi16::<6>(_mm_and_si128(first, set(0x1F))), second6);
+    let ascii = _mm_cmpgt_epi16(set(0x80), first);
+    let long = _mm_cmpgt_epi16(first, set(0xDF));
+    let select = |mask, yes, no| _mm_or_si128(_mm_and_si128(mask, yes), _mm_andnot_si128(mask, no));
+    select(ascii, first, select(long, three, two))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_steps_stop_before_every_error() {
+        if !available() {
+            return;
+        }
+        // SAFETY: the CPU has the features, as just checked.
+        super::super::avx2_utf8::tests::check_prefix_steps(|src, dst| unsafe { utf8_prefix_steps(src, dst) }, READS);
+    }
+
+    #[test]
+    fn steps_match_std_on_random_mixes() {
+        if !available() {
+            return;
+        }
+        // SAFETY: as above.
+        super::super::avx2_utf8::tests::check_random_mixes(|src, dst| unsafe { utf8_prefix_steps(src, dst) }, READS);
+    }
+}
