@@ -11,10 +11,10 @@
 //! The cap is the environment variable `WHATENC_MAX_TIER` (`portable`, `neon`,
 //! `sse2`, `ssse3`, `avx2` or `avx512`), read once, when a kernel is first chosen; an
 //! unknown value is ignored. [`set_max_tier`] changes it at any time. The AVX2 tier
-//! has its own UTF-8 validation (alone and fused with a copy), UTF-8 → UTF-16 and
-//! ASCII-run kernels, and runs the SSSE3 kernels for the rest. UTF-8 validation
-//! falls back to simdutf8 below the AVX2 tier, which picks its own kernel whatever
-//! the cap.
+//! has its own UTF-8 validation (alone and fused with a copy), steps for UTF-8 →
+//! UTF-16, UTF-16 → UTF-8 and the single-byte encodings (both ways), and ASCII-run
+//! kernels, and runs the SSSE3 kernels for the rest. UTF-8 validation falls back to
+//! simdutf8 below the SSSE3 tier, which picks its own kernel whatever the cap.
 //!
 //! ```
 //! use whatenc::{Tier, set_max_tier, max_tier};
@@ -44,11 +44,13 @@ pub enum Tier {
     Neon = 1,
     /// SSE2 kernels (x86_64's baseline).
     Sse2 = 2,
-    /// SSSE3 kernels: UTF-8 → UTF-16, and UTF-16 → UTF-8 blocks with a shuffle.
+    /// SSSE3 kernels: UTF-8 validation and validate-and-copy, UTF-8 → UTF-16, and
+    /// UTF-16 → UTF-8 blocks with a shuffle.
     Ssse3 = 3,
-    /// AVX2 kernels: UTF-8 validation and validate-and-copy, UTF-8 → UTF-16, and the
-    /// ASCII runs (copies, widening, narrowing, UTF-16 bytes to units); the SSSE3
-    /// ones for the rest (the UTF-16 → UTF-8 blocks).
+    /// AVX2 kernels: UTF-8 validation and validate-and-copy, UTF-8 → UTF-16 and
+    /// UTF-16 → UTF-8 steps, the single-byte encodings' steps (decoding and encoding
+    /// from UTF-16), and the ASCII runs (copies, widening, narrowing, UTF-16 bytes to
+    /// units); the SSSE3 ones for the rest.
     ///
     /// ```
     /// whatenc::set_max_tier(whatenc::Tier::Avx2);
