@@ -9,12 +9,13 @@
 //!
 //! Against the scalar pass with its hand-overs, SSSE3 tier, rotating, `Intel Xeon`
 //! Emerald Rapids, valid text → UTF-16, µs: cs.txt 50.6 → 33.6, vi.txt 113.1 →
-//! 60.8, ru.txt 99.8 → 81.2, ko.txt 20.3 → 13.7, en.html 81.4 → 74.6, zh_cn.html
-//! 123.9 → 112.5, ja.html 111.1 → 100.6; but ja.txt 13.5 → 22.2 and th.txt 71.0 →
-//! 123.5, whose runs of three-byte characters the pass takes five at a step in one
-//! pass: such text ([`mostly_three_byte_text`], from its first 256 bytes) stays
-//! with the pass (ko.txt with it, and th.html, whose markup comes first, 309.9 →
-//! 332.7 with the steps).
+//! 60.8, ru.txt 99.8 → 81.2, ko.txt 20.3 → 13.7, en.html 81.4 → 74.6; but ja.txt
+//! 13.5 → 22.2 and th.txt 71.0 → 123.5, whose runs of three-byte characters the pass
+//! takes five at a step in one pass. So a step with [`THREE_BYTE_LEADS`] or more
+//! leads of three or four bytes ends the steps, and the pass takes the rest. (A
+//! choice made once a call from the first 256 bytes instead cost the text of errors
+//! a scan a call: legacy text taken for UTF-8 → UTF-16 fell to 0.39–0.75 of
+//! encoding_rs.)
 
 use super::avx2_utf8::UNIT_SHUFFLES;
 use super::utf8_check::{Bytes, block_errors};
@@ -32,16 +33,9 @@ pub(crate) fn available() -> bool {
     super::ssse3::available() && super::cpu_has!("popcnt")
 }
 
-/// Whether most of the first 256 bytes of `src` are in characters of three bytes or
-/// more (Japanese, Chinese, Thai: text with few spaces): there the scalar pass, with
-/// its runs of three-byte characters five at a step, is the faster (see
-/// [`utf8_prefix_steps`]).
-#[inline]
-pub(crate) fn mostly_three_byte_text(src: &[u8]) -> bool {
-    let sample = &src[..src.len().min(256)];
-    let leads = sample.iter().filter(|&&byte| byte >= 0xE0).count();
-    2 * 3 * leads > sample.len()
-}
+/// The lead bytes of three- and four-byte characters in a step from which the steps
+/// leave the rest of the text to the scalar pass (see the module doc).
+const THREE_BYTE_LEADS: u32 = 4;
 
 /// The bytes of a step.
 const BLOCK: usize = 16;
@@ -99,6 +93,12 @@ pub(crate) unsafe fn utf8_prefix_steps(bytes: &[u8], dst: &mut [u16]) -> (usize,
         };
         // SAFETY: the CPU has SSSE3.
         if unsafe { !errors.is_zero() } {
+            break;
+        }
+        // Lead bytes of three or four bytes: E0 or more (more than -33 as `i8`, among
+        // the bytes that are not ASCII). Text dense with them goes to the scalar pass.
+        let long_leads = high & _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-33))) as u32;
+        if long_leads.count_ones() >= THREE_BYTE_LEADS {
             break;
         }
         let starts = !(_mm_movemask_epi8(_mm_cmpgt_epi8(_mm_set1_epi8(-64), v)) as u32) & 0xFFFF;
@@ -165,13 +165,24 @@ fn code_units(first: __m128i, second: __m128i, third: __m128i) -> __m128i {
 mod tests {
     use super::*;
 
+    /// Whether the step at `read` has [`THREE_BYTE_LEADS`] or more leads of three or
+    /// four bytes, which end the steps.
+    fn dense_step(bytes: &[u8], read: usize) -> bool {
+        let step = &bytes[read..bytes.len().min(read + BLOCK)];
+        step.iter().filter(|&&byte| byte >= 0xE0).count() >= THREE_BYTE_LEADS as usize
+    }
+
     #[test]
     fn checked_steps_stop_before_every_error() {
         if !available() {
             return;
         }
         // SAFETY: the CPU has the features, as just checked.
-        super::super::avx2_utf8::tests::check_prefix_steps(|src, dst| unsafe { utf8_prefix_steps(src, dst) }, READS);
+        super::super::avx2_utf8::tests::check_prefix_steps(
+            |src, dst| unsafe { utf8_prefix_steps(src, dst) },
+            READS,
+            dense_step,
+        );
     }
 
     #[test]
@@ -180,6 +191,10 @@ mod tests {
             return;
         }
         // SAFETY: as above.
-        super::super::avx2_utf8::tests::check_random_mixes(|src, dst| unsafe { utf8_prefix_steps(src, dst) }, READS);
+        super::super::avx2_utf8::tests::check_random_mixes(
+            |src, dst| unsafe { utf8_prefix_steps(src, dst) },
+            READS,
+            dense_step,
+        );
     }
 }
