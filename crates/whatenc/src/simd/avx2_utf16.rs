@@ -587,71 +587,22 @@ pub(crate) unsafe fn linear_steps_from_utf16(
 mod tests {
     use super::*;
 
-    /// A xorshift generator.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
+    use super::super::scalar::tests::Rng;
 
-    /// The steps of 16 units on random mixes of lengths, with a surrogate now and
-    /// then, in both byte orders and with little room: what they read is the text
-    /// before the first step with a surrogate (or too near the end or the room's),
-    /// written as the standard library writes it, with at most 12 bytes of scratch
-    /// after it.
+    /// The steps of 16 units, as the AVX-512 ones of 32 are tested, with at most 12
+    /// bytes of scratch after their output.
     #[test]
     fn steps_match_the_standard_library() {
         if !available() {
             return;
         }
-        let by_length = [[0x41u16, 0x7F, 0x20, 0x0], [0x3B1, 0x80, 0x7FF, 0x5D0], [0xD55C, 0x800, 0xFFFF, 0xE000]];
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        for round in 0..20_000 {
-            let len = 16 + round % 200;
-            let units: alloc::vec::Vec<u16> = (0..len)
-                .map(|_| {
-                    let state = rng.next();
-                    if state.is_multiple_of(512) {
-                        0xD800 | (state >> 20) as u16 & 0x7FF
-                    } else {
-                        by_length[(state % 3) as usize][(state >> 8) as usize % 4]
-                    }
-                })
-                .collect();
-            // ASCII now and then, so that whole steps are; units of one and two bytes
-            // only now and then, for the steps of two bytes a unit.
-            let units: alloc::vec::Vec<u16> = units
-                .iter()
-                .map(|&u| match (round % 4, u) {
-                    (_, 0xD800..=0xDFFF) => u,
-                    (0, _) => u & 0x7F,
-                    (1, 0x800..) => (u & 0x7FF) | 0x80,
-                    _ => u,
-                })
-                .collect();
-            let room = 64 + round % 400;
-            for swapped in [false, true] {
-                let bytes: alloc::vec::Vec<u8> =
-                    units.iter().flat_map(|&u| if swapped { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
-                let mut out = alloc::vec![0xAAu8; room + 64];
-                // SAFETY: `bytes` holds `2 × len` bytes; the CPU has the features.
-                let (read, written) = unsafe { bmp_steps(bytes.as_ptr(), len, swapped, &mut out[..room], 0) };
-                assert_eq!(read % 16, 0);
-                let text = alloc::string::String::from_utf16(&units[..read]).expect("no surrogate read");
-                assert_eq!(&out[..written], text.as_bytes(), "{round} {swapped}");
-                assert!(out[(written + 12).min(room)..].iter().all(|&b| b == 0xAA), "wrote past: {round}");
-                let next = &units[read..len.min(read + 16)];
-                let stopped_for_room = room - written < ROOM;
-                assert!(
-                    next.len() < 16 || stopped_for_room || next.iter().any(|u| (0xD800..=0xDFFF).contains(u)),
-                    "stopped early: {round} {swapped}"
-                );
-            }
-        }
+        // SAFETY: the tests give `bmp_steps` `2 × len` bytes; the CPU has the features.
+        super::super::avx512_utf16::tests::check_bmp_steps(
+            |src, len, swapped, out| unsafe { bmp_steps(src, len, swapped, out, 0) },
+            16,
+            ROOM,
+            12,
+        );
     }
 
     /// Every unit of the BMP but the surrogates, in steps of sixteen of one unit and
@@ -767,60 +718,17 @@ mod tests {
         assert!(stepped > 1000, "{stepped}");
     }
 
-    /// The steps from UTF-16 into a single-byte encoding, on random units: ASCII,
-    /// the run's (Latin-1's or Cyrillic's), the table's others (U+0100, U+20AC) and
-    /// units in neither (surrogates among them), at every length around the steps
-    /// and every room: what they read is encoded as the run and the table say, they
-    /// stop at the first unit in neither or near the end of the input or the room,
-    /// and they write at most 16 bytes past what they return.
+    /// The steps from UTF-16 into a single-byte encoding, as the AVX-512 twin's are
+    /// tested, with up to 16 bytes written past what they return.
     #[test]
     fn linear_steps_from_utf16_match_the_run() {
-        struct Table;
-        impl super::super::ByteLookup for Table {
-            fn byte_at(&self, _: &[u8], _: usize) -> u8 {
-                unreachable!("only units are asked")
-            }
-            fn byte_of_unit(&self, unit: u16) -> u8 {
-                if unit == 0x100 || unit == 0x20AC { 0x80 + (unit % 0x7F) as u8 } else { 0 }
-            }
-        }
         if !available() {
             return;
         }
-        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
-        let mut next = move || rng.next();
-        for round in 0..4_000u64 {
-            let (start, len, delta) = [(0xA0u16, 96u16, 0u16), (0x410, 64, 0x350)][(round % 2) as usize];
-            let rarity = [3, 30, 300, 1_000_000][(round / 2 % 4) as usize];
-            let units: alloc::vec::Vec<u16> = (0..next() % 200)
-                .map(|_| {
-                    let pick = next();
-                    if pick % rarity == 0 {
-                        [0xD800, 0xDFFF, start - 1, start + len, 0xFFFF][(pick / 7 % 5) as usize]
-                    } else {
-                        match pick % 4 {
-                            0 => start + (pick >> 8) as u16 % len,
-                            1 => [0x100, 0x20AC][(pick >> 8) as usize % 2],
-                            _ => (pick >> 8) as u16 % 0x80,
-                        }
-                    }
-                })
-                .collect();
-            let room = (next() % 220) as usize;
-            let mut out = alloc::vec![0xAAu8; room + 32];
-            // SAFETY: the CPU has the features, as checked above.
-            let read = unsafe { linear_steps_from_utf16(&units, &mut out[..room], (start, len, delta), &Table) };
-            let byte = |unit: u16| match unit {
-                0..0x80 => unit as u8,
-                _ if unit.wrapping_sub(start) < len => (unit - delta) as u8,
-                _ => super::super::ByteLookup::byte_of_unit(&Table, unit),
-            };
-            let stop = units.iter().position(|&unit| unit >= 0x80 && byte(unit) == 0).unwrap_or(units.len());
-            let expected: alloc::vec::Vec<u8> = units[..read.min(stop)].iter().map(|&unit| byte(unit)).collect();
-            assert!(read <= stop, "{round}: {read} {stop}");
-            assert_eq!(out[..read], expected[..], "{round}");
-            assert!(out[(read + 16).min(room)..].iter().all(|&b| b == 0xAA), "wrote past: {round}");
-            assert!(read == stop || read + 32 > units.len().min(room), "stopped early: {round}");
-        }
+        // SAFETY: the CPU has the features, as just checked.
+        super::super::avx512_utf16::tests::check_linear_steps_from_utf16(
+            |units, out, run, table| unsafe { linear_steps_from_utf16(units, out, run, table) },
+            16,
+        );
     }
 }

@@ -501,7 +501,7 @@ fn swap_bytes(units: __m512i) -> __m512i {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::scalar;
     use super::super::scalar::tests::Rng;
     use super::*;
@@ -560,10 +560,22 @@ mod tests {
         if !available() {
             return;
         }
+        // SAFETY: the tests give `bmp_steps` `2 × len` bytes; the CPU has the features.
+        check_bmp_steps(|src, len, swapped, out| unsafe { bmp_steps(src, len, swapped, out, 0) }, 32, 96, 0);
+    }
+
+    /// [`steps_match_the_standard_library`] for steps of `step` units that want
+    /// `room` bytes of room and may leave `scratch` bytes after their output.
+    pub(in super::super) fn check_bmp_steps(
+        steps: impl Fn(*const u8, usize, bool, &mut [u8]) -> (usize, usize),
+        step: usize,
+        room: usize,
+        scratch: usize,
+    ) {
         let by_length = [[0x41u16, 0x7F, 0x20, 0x0], [0x3B1, 0x80, 0x7FF, 0x5D0], [0xD55C, 0x800, 0xFFFF, 0xE000]];
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         for round in 0..20_000 {
-            let len = 32 + round % 200;
+            let len = step + round % 200;
             let units: alloc::vec::Vec<u16> = (0..len)
                 .map(|_| {
                     let state = rng.next();
@@ -585,21 +597,20 @@ mod tests {
                     _ => u,
                 })
                 .collect();
-            let room = 96 + round % 400;
+            let out_len = room + round % 400;
             for swapped in [false, true] {
                 let bytes: alloc::vec::Vec<u8> =
                     units.iter().flat_map(|&u| if swapped { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
-                let mut out = alloc::vec![0xAAu8; room];
-                // SAFETY: `bytes` holds `2 × len` bytes; the CPU has the features.
-                let (read, written) = unsafe { bmp_steps(bytes.as_ptr(), len, swapped, &mut out, 0) };
-                assert_eq!(read % 32, 0);
+                let mut out = alloc::vec![0xAAu8; out_len + 64];
+                let (read, written) = steps(bytes.as_ptr(), len, swapped, &mut out[..out_len]);
+                assert_eq!(read % step, 0);
                 let text = alloc::string::String::from_utf16(&units[..read]).expect("no surrogate read");
                 assert_eq!(&out[..written], text.as_bytes(), "{round} {swapped}");
-                assert!(out[written..].iter().all(|&b| b == 0xAA), "wrote past the output: {round}");
-                let next = &units[read..len.min(read + 32)];
-                let stopped_for_room = room - written < 96;
+                assert!(out[(written + scratch).min(out_len)..].iter().all(|&b| b == 0xAA), "wrote past: {round}");
+                let next = &units[read..len.min(read + step)];
+                let stopped_for_room = out_len - written < room;
                 assert!(
-                    next.len() < 32 || stopped_for_room || next.iter().any(|u| (0xD800..=0xDFFF).contains(u)),
+                    next.len() < step || stopped_for_room || next.iter().any(|u| (0xD800..=0xDFFF).contains(u)),
                     "stopped early: {round} {swapped}"
                 );
             }
@@ -683,18 +694,33 @@ mod tests {
     /// and they write nothing past what they return.
     #[test]
     fn linear_steps_from_utf16_match_the_run() {
-        struct Table;
-        impl super::super::ByteLookup for Table {
-            fn byte_at(&self, _: &[u8], _: usize) -> u8 {
-                unreachable!("only units are asked")
-            }
-            fn byte_of_unit(&self, unit: u16) -> u8 {
-                if unit == 0x100 || unit == 0x20AC { 0x80 + (unit % 0x7F) as u8 } else { 0 }
-            }
-        }
         if !available() {
             return;
         }
+        // SAFETY: the CPU has the features, as just checked.
+        check_linear_steps_from_utf16(
+            |units, out, run, table| unsafe { linear_steps_from_utf16(units, out, run, table) },
+            0,
+        );
+    }
+
+    /// The index of [`check_linear_steps_from_utf16`]: U+0100 and U+20AC besides the run.
+    pub(in super::super) struct Table;
+    impl super::super::ByteLookup for Table {
+        fn byte_at(&self, _: &[u8], _: usize) -> u8 {
+            unreachable!("only units are asked")
+        }
+        fn byte_of_unit(&self, unit: u16) -> u8 {
+            if unit == 0x100 || unit == 0x20AC { 0x80 + (unit % 0x7F) as u8 } else { 0 }
+        }
+    }
+
+    /// [`linear_steps_from_utf16_match_the_run`] for the steps `steps`, which may
+    /// write `scratch` bytes past what they return.
+    pub(in super::super) fn check_linear_steps_from_utf16(
+        steps: impl Fn(&[u16], &mut [u8], (u16, u16, u16), &Table) -> usize,
+        scratch: usize,
+    ) {
         let mut rng = Rng(0xD1B5_4A32_D192_ED03);
         let mut next = move || rng.next();
         for round in 0..4_000u64 {
@@ -715,9 +741,8 @@ mod tests {
                 })
                 .collect();
             let room = (next() % 220) as usize;
-            let mut out = alloc::vec![0xAAu8; room];
-            // SAFETY: the CPU has the features, as checked above.
-            let read = unsafe { linear_steps_from_utf16(&units, &mut out, (start, len, delta), &Table) };
+            let mut out = alloc::vec![0xAAu8; room + 32];
+            let read = steps(&units, &mut out[..room], (start, len, delta), &Table);
             let byte = |unit: u16| match unit {
                 0..0x80 => unit as u8,
                 _ if unit.wrapping_sub(start) < len => (unit - delta) as u8,
@@ -727,7 +752,7 @@ mod tests {
             let expected: alloc::vec::Vec<u8> = units[..read.min(stop)].iter().map(|&unit| byte(unit)).collect();
             assert!(read <= stop, "{round}: {read} {stop}");
             assert_eq!(out[..read], expected[..], "{round}");
-            assert!(out[read..].iter().all(|&b| b == 0xAA), "wrote past the output: {round}");
+            assert!(out[(read + scratch).min(room)..].iter().all(|&b| b == 0xAA), "wrote past the output: {round}");
             assert!(read == stop || read + 32 > units.len().min(room), "stopped early: {round}");
         }
     }

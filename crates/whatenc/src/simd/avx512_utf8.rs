@@ -136,14 +136,7 @@ unsafe fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [u16]) -> (usize, usi
         let end = (four.trailing_zeros() as usize).min(STARTS);
         if end == 0 {
             // A four-byte character first (valid: inside the step): a surrogate pair.
-            let b = &bytes[read..read + 4];
-            let c = (u32::from(b[0] & 0x07) << 18)
-                | (u32::from(b[1] & 0x3F) << 12)
-                | (u32::from(b[2] & 0x3F) << 6)
-                | u32::from(b[3] & 0x3F);
-            let c = c.wrapping_sub(0x10000);
-            dst[written] = 0xD800 | (c >> 10) as u16;
-            dst[written + 1] = 0xDC00 | (c & 0x3FF) as u16;
+            dst[written..written + 2].copy_from_slice(&super::surrogate_pair(&bytes[read..read + 4]));
             read += 4;
             written += 2;
             continue;
@@ -217,8 +210,6 @@ unsafe fn store_units(out: *mut u16, count: usize, first: __m256i, second: __m25
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec;
-    use alloc::vec::Vec;
 
     #[test]
     fn matches_scalar_twin() {
@@ -230,49 +221,25 @@ mod tests {
     }
 
     /// The checked steps on texts of each mix of lengths with an error (or a cut
-    /// character) put at every place of their first 200 bytes: they decode what they
-    /// read as the standard library does, read only valid text to a character
-    /// boundary, and stop only in the step that shows the error or for the last bytes.
+    /// character) put at every place of their first 200 bytes, and on random mixes
+    /// (the AVX2 steps' tests): they decode what they read as the standard library
+    /// does, read only valid text to a character boundary, and stop only in the step
+    /// that shows the error or for the last bytes.
     #[test]
     fn checked_steps_stop_before_every_error() {
         if !available() {
             return;
         }
-        let texts = [
-            "a".repeat(320),
-            "\u{e9}".repeat(160),
-            "\u{4e2d}".repeat(110),
-            "\u{1F600}a".repeat(64),
-            // Steps that start one and two bytes in, after a four-byte character.
-            "a\u{1F600}".repeat(64),
-            "ab\u{1F600}".repeat(64),
-            "ab\u{e9}\u{4e2d}\u{1F600}x\u{7ff}\u{800}\u{ffff}\u{10000} ".repeat(16),
-        ];
-        let errors: [&[u8]; 8] = [
-            b"\xFF",
-            b"\x80",
-            b"\xC3",
-            b"\xE4\xB8",
-            b"\xED\xA0\x80",
-            b"\xC0\x80",
-            b"\xF4\x90\x80\x80",
-            b"\xF0\x9F\x98",
-        ];
-        for text in &texts {
-            for error in errors {
-                for at in 0..200 {
-                    let mut bytes = text.as_bytes().to_vec();
-                    bytes.splice(at..at, error.iter().copied());
-                    let mut dst = vec![0u16; bytes.len()];
-                    // SAFETY: the CPU has the features, as checked above.
-                    let (read, written) = unsafe { utf8_prefix_steps(&bytes, &mut dst) };
-                    let valid = core::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), str::len);
-                    assert!(read <= valid, "{at} {error:X?}");
-                    let expected: Vec<u16> = core::str::from_utf8(&bytes[..read]).unwrap().encode_utf16().collect();
-                    assert_eq!(dst[..written], expected[..], "{at} {error:X?}");
-                    assert!(read + 64 > valid || read + 64 > bytes.len(), "stopped early: {at} {error:X?}");
-                }
-            }
-        }
+        // SAFETY (both): the CPU has the features, as just checked.
+        super::super::avx2_utf8::tests::check_prefix_steps(
+            |src, dst| unsafe { utf8_prefix_steps(src, dst) },
+            BLOCK,
+            |_, _| false,
+        );
+        super::super::avx2_utf8::tests::check_random_mixes(
+            |src, dst| unsafe { utf8_prefix_steps(src, dst) },
+            BLOCK,
+            |_, _| false,
+        );
     }
 }

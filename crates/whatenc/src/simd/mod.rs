@@ -917,6 +917,20 @@ fn units_to_utf8_by_eight(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
     a + b
 }
 
+/// The two code units (a surrogate pair) of the valid four-byte UTF-8 sequence
+/// `bytes` (its first four bytes), for the steps that decode a four-byte character
+/// alone (`avx512_utf8`, `avx2_utf8`, `ssse3_utf8`).
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[inline]
+fn surrogate_pair(bytes: &[u8]) -> [u16; 2] {
+    let c = (u32::from(bytes[0] & 0x07) << 18)
+        | (u32::from(bytes[1] & 0x3F) << 12)
+        | (u32::from(bytes[2] & 0x3F) << 6)
+        | u32::from(bytes[3] & 0x3F);
+    let c = c.wrapping_sub(0x10000);
+    [0xD800 | (c >> 10) as u16, 0xDC00 | (c & 0x3FF) as u16]
+}
+
 /// A xorshift64 generator for the kernels' tests: the same numbers for the same seed.
 #[cfg(test)]
 pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {

@@ -106,14 +106,7 @@ pub(crate) unsafe fn utf8_prefix_steps(bytes: &[u8], dst: &mut [u16]) -> (usize,
         let end = (four.trailing_zeros() as usize).min(STARTS);
         if end == 0 {
             // A four-byte character first (valid: inside the step): a surrogate pair.
-            let b = &bytes[read..read + 4];
-            let c = (u32::from(b[0] & 0x07) << 18)
-                | (u32::from(b[1] & 0x3F) << 12)
-                | (u32::from(b[2] & 0x3F) << 6)
-                | u32::from(b[3] & 0x3F);
-            let c = c.wrapping_sub(0x10000);
-            dst[written] = 0xD800 | (c >> 10) as u16;
-            dst[written + 1] = 0xDC00 | (c & 0x3FF) as u16;
+            dst[written..written + 2].copy_from_slice(&super::surrogate_pair(&bytes[read..read + 4]));
             read += 4;
             written += 2;
             continue;
