@@ -14,7 +14,7 @@
 //! takes, and is decoded alone, as in the AVX-512 kernel. The twin is
 //! [`super::scalar::utf8_prefix_to_utf16`], and the tests compare them.
 
-use super::utf8_check::{Bytes, block_errors};
+use super::utf8_check::step_shows_error;
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm256_and_si256, _mm256_blendv_epi8, _mm256_castsi128_si256,
     _mm256_castsi256_si128, _mm256_cmpgt_epi8, _mm256_cmpgt_epi16, _mm256_cvtepu8_epi16, _mm256_extracti128_si256,
@@ -104,19 +104,8 @@ pub(crate) unsafe fn utf8_prefix_steps(bytes: &[u8], dst: &mut [u16]) -> (usize,
         // valid character, so that, as zeros, they make no byte of the step the
         // second, third or fourth of a sequence. (An ASCII step needs no check: it
         // starts after a whole character.)
-        // SAFETY: `read - 3 .. read + 32` is inside `bytes` in the second case, and
-        // `padded` holds three zeros and the step; the CPU has AVX2.
-        let errors = unsafe {
-            if read < 3 {
-                let mut padded = [0u8; 3 + BLOCK];
-                padded[3..].copy_from_slice(&bytes[read..read + BLOCK]);
-                block_errors(padded.as_ptr().add(3), v)
-            } else {
-                block_errors(src.add(read), v)
-            }
-        };
-        // SAFETY: the CPU has AVX2.
-        if unsafe { !errors.is_zero() } {
+        // SAFETY: `read + BLOCK <= bytes.len()`; the CPU has AVX2.
+        if unsafe { step_shows_error(bytes, read, v) } {
             break;
         }
         // The characters' first bytes: every byte but the continuation bytes (0x80 to

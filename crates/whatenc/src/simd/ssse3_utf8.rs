@@ -18,7 +18,7 @@
 //! encoding_rs.)
 
 use super::avx2_utf8::UNIT_SHUFFLES;
-use super::utf8_check::{Bytes, block_errors};
+use super::utf8_check::step_shows_error;
 use core::arch::x86_64::{
     __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpgt_epi8, _mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8,
     _mm_or_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16, _mm_storeu_si128,
@@ -80,19 +80,8 @@ pub(crate) unsafe fn utf8_prefix_steps(bytes: &[u8], dst: &mut [u16]) -> (usize,
         }
         // The bytes before the step, from memory where there are three, else as zeros
         // (see `avx2_utf8::utf8_prefix_steps`).
-        // SAFETY: `read - 3 .. read + 16` is inside `bytes` in the second case, and
-        // `padded` holds three zeros and the step; the CPU has SSSE3.
-        let errors = unsafe {
-            if read < 3 {
-                let mut padded = [0u8; 3 + BLOCK];
-                padded[3..].copy_from_slice(&bytes[read..read + BLOCK]);
-                block_errors(padded.as_ptr().add(3), v)
-            } else {
-                block_errors(src.add(read), v)
-            }
-        };
-        // SAFETY: the CPU has SSSE3.
-        if unsafe { !errors.is_zero() } {
+        // SAFETY: `read + BLOCK <= bytes.len()`; the CPU has SSSE3.
+        if unsafe { step_shows_error(bytes, read, v) } {
             break;
         }
         // Lead bytes of three or four bytes: E0 or more (more than -33 as `i8`, among

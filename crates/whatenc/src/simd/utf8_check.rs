@@ -207,7 +207,7 @@ unsafe fn closed<V: Bytes>(bytes: V) -> bool {
 /// The three bytes before `p` must be readable too (the end of the previous block,
 /// or zeros), and the CPU must have `V`'s instructions.
 #[inline(always)]
-pub(super) unsafe fn block_errors<V: Bytes>(p: *const u8, bytes: V) -> V {
+unsafe fn block_errors<V: Bytes>(p: *const u8, bytes: V) -> V {
     // SAFETY: the caller makes `p - 3 .. p + LEN` readable, and the CPU has `V`'s
     // instructions; the tables have 32 >= `V::LEN` bytes.
     unsafe {
@@ -303,6 +303,31 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
             }
         }
         Ok(checked)
+    }
+}
+
+/// Whether the block `bytes`, loaded from `src` at `at`, a character boundary, shows
+/// an error: [`block_errors`] with the three bytes before it from `src`, or as zeros
+/// at its start (zeros end a whole character, as the bytes before a boundary do). For
+/// the UTF-8 → UTF-16 steps (`avx2_utf8`, `ssse3_utf8`).
+///
+/// # Safety
+/// `at + V::LEN <= src.len()`, and the CPU must have `V`'s instructions.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(super) unsafe fn step_shows_error<V: Bytes>(src: &[u8], at: usize, bytes: V) -> bool {
+    // SAFETY: `at - 3 .. at + LEN` is inside `src` in the second case, and `padded`
+    // holds three zeros and the block in the first; the caller's precondition for the
+    // CPU.
+    unsafe {
+        let errors = if at < 3 {
+            let mut padded = [0u8; 3 + MAX_LEN];
+            padded[3..3 + V::LEN].copy_from_slice(&src[at..at + V::LEN]);
+            block_errors(padded.as_ptr().add(3), bytes)
+        } else {
+            block_errors(src.as_ptr().add(at), bytes)
+        };
+        !errors.is_zero()
     }
 }
 
