@@ -720,6 +720,12 @@ pub(crate) fn utf8_prefix_to_utf16(src: &[u8], dst: &mut [u16]) -> (usize, usize
 /// the tier.
 #[inline]
 fn utf8_prefix_to_utf16_rest(src: &[u8], dst: &mut [u16]) -> (usize, usize) {
+    // An error at the start, the usual case in a legacy page taken for UTF-8 (the
+    // first letter that is not ASCII), is found here, without the set-up of the
+    // steps or of the pass.
+    if scalar::utf8_starts_with_error(src) {
+        return (0, 0);
+    }
     // With AVX-512, steps of 64 bytes, checked and decoded whatever their mix of
     // lengths, then the rest (to an error, or the last bytes) as below. Against the
     // pass below with its hand-overs, valid text → UTF-16, rotating, `AMD EPYC` Zen 4:

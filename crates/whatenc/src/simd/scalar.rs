@@ -562,6 +562,24 @@ pub(crate) const fn utf8_second_byte_bounds(lead: u8) -> (u8, u8) {
     }
 }
 
+/// Whether `src` starts with a sequence that is invalid, or cut by the end of `src`,
+/// in the standard's UTF-8 decoder: its longest valid prefix is then empty. False for
+/// an empty `src`, and for one that starts with an ASCII byte.
+#[inline(always)]
+pub(crate) fn utf8_starts_with_error(src: &[u8]) -> bool {
+    let Some(&lead) = src.first() else { return false };
+    let width = match lead {
+        0x00..=0x7F => return false,
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return true,
+    };
+    let Some(sequence) = src.get(..width) else { return true };
+    let (lower, upper) = utf8_second_byte_bounds(lead);
+    !(lower..=upper).contains(&sequence[1]) || sequence[2..].iter().any(|&b| b & 0xC0 != 0x80)
+}
+
 /// The body of [`utf8_prefix_to_utf16`]: decodes to UTF-16 the longest prefix of `src` that is whole, valid UTF-8, in one
 /// pass (each byte checked as it is decoded, with the bounds of the standard's UTF-8
 /// decoder, [`utf8_second_byte_bounds`], or [`three_byte_unit`] in runs of three-byte
@@ -1604,6 +1622,40 @@ pub(super) mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// [`utf8_starts_with_error`] against the standard library's `valid_up_to`: every
+    /// sequence of up to four bytes over the bytes at the bounds of the decoder's
+    /// ranges, and every pair of bytes.
+    #[test]
+    fn utf8_starts_with_error_matches_std() {
+        let valid_up_to = |s: &[u8]| core::str::from_utf8(s).map_or_else(|e| e.valid_up_to(), str::len);
+        let same = |s: &[u8]| {
+            let expected = !s.is_empty() && valid_up_to(s) == 0;
+            assert_eq!(utf8_starts_with_error(s), expected, "{s:02X?}");
+        };
+        let bounds = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
+            0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+        ];
+        same(&[]);
+        for a in bounds {
+            same(&[a]);
+            for b in bounds {
+                for c in bounds {
+                    same(&[a, b, c]);
+                    for d in bounds {
+                        same(&[a, b, c, d]);
+                        same(&[a, b, c, d, b'z']);
+                    }
+                }
+            }
+        }
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                same(&[a, b]);
             }
         }
     }
