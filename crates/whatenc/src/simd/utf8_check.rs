@@ -141,6 +141,16 @@ fn prefetch_pays() -> bool {
     false
 }
 
+/// Whether [`windows`] takes its sparse mode on this CPU (x86_64's `sparse_pays`);
+/// elsewhere, yes.
+#[inline(always)]
+fn sparse_pays() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return super::x86_64::sparse_pays();
+    #[cfg(not(target_arch = "x86_64"))]
+    true
+}
+
 /// The lookup table for one nibble (0: previous high, 1: previous low, 2: own high),
 /// from [`KINDS`], `N` entries: 32 here, the 16 entries twice (for the two 128-bit
 /// lanes of an AVX2 vector; a 16-byte one loads the first 16); 64 for the AVX-512
@@ -759,6 +769,9 @@ pub(super) fn ends_inside(src: &[u8], pos: usize) -> bool {
 ///   one branch each, well predicted in such text, until `run` ASCII steps in a row
 ///   turn it back to maps.
 ///
+/// On AMD's Zen, Zen+ and Zen 2 (`x86_64::sparse_pays`), the text of the sparse mode
+/// takes maps too.
+///
 /// Why maps: a branch a chunk on "ASCII or not" (as simdutf8 takes, and this loop in
 /// the sparse mode) is mispredicted wherever text and markup alternate, and a
 /// misprediction resolved only when its load comes from L3 or memory throws away the
@@ -793,8 +806,14 @@ pub(super) unsafe fn windows<K: Windowed>(
     // text dense; the windows after correct it.
     // SAFETY: the chunk is inside `src` when a chunk is left (else no mode runs); the
     // CPU has the kernel's instructions.
-    let mut mode =
-        if pos + K::CHUNK > len || unsafe { kernel.chunk_ascii(src, pos) } { Mode::Sparse } else { Mode::Dense };
+    // Where the sparse mode does not pay, maps instead.
+    let sparse = sparse_pays();
+    let ascii_start = pos + K::CHUNK > len || unsafe { kernel.chunk_ascii(src, pos) };
+    let mut mode = match (ascii_start, sparse) {
+        (true, true) => Mode::Sparse,
+        (true, false) => Mode::Map,
+        (false, _) => Mode::Dense,
+    };
     // The window mapped and not yet checked: where it starts, its chunks, its map.
     let mut pending: Option<(usize, usize, u64)> = None;
     loop {
@@ -814,14 +833,14 @@ pub(super) unsafe fn windows<K: Windowed>(
                 }
                 if let Some((start, n, ascii)) = pending {
                     // SAFETY: as above, and `start >= 3`.
-                    mode = unsafe { check_window(kernel, src, start, n, ascii, open) }?;
+                    mode = unsafe { check_window(kernel, src, start, n, ascii, open, sparse) }?;
                 }
                 pending = next;
                 if mode != Mode::Map
                     && let Some((start, n, ascii)) = pending.take()
                 {
                     // SAFETY: as above.
-                    unsafe { check_window(kernel, src, start, n, ascii, open) }?;
+                    unsafe { check_window(kernel, src, start, n, ascii, open, sparse) }?;
                 }
                 if n == 0 && pending.is_none() {
                     return Ok((pos, *open));
@@ -835,7 +854,7 @@ pub(super) unsafe fn windows<K: Windowed>(
                 let other = unsafe { sparse_window(kernel, src, pos, n, open) }?;
                 pos += n * K::CHUNK;
                 chunks = (2 * chunks).min(64);
-                mode = mode.after::<K>(other, n);
+                mode = mode.after::<K>(other, n, sparse);
             }
             Mode::Dense => {
                 // ASCII steps in a row.
@@ -873,13 +892,14 @@ enum Mode {
 }
 
 impl Mode {
-    /// The mode after a window of `n` chunks of which `other` were not ASCII.
+    /// The mode after a window of `n` chunks of which `other` were not ASCII; never
+    /// [`Mode::Sparse`] unless `sparse` ([`sparse_pays`]).
     #[inline(always)]
-    fn after<K: Windowed>(self, other: usize, n: usize) -> Mode {
+    fn after<K: Windowed>(self, other: usize, n: usize, sparse: bool) -> Mode {
         let sparse_at = if self == Mode::Sparse { SPARSE_STAY } else { SPARSE_AT };
         if other * 16 >= n * K::DENSE_AT {
             Mode::Dense
-        } else if other * 16 <= n * sparse_at {
+        } else if sparse && other * 16 <= n * sparse_at {
             Mode::Sparse
         } else {
             Mode::Map
@@ -953,7 +973,8 @@ unsafe fn map<K: Windowed>(kernel: &K, src: &[u8], pos: usize, n: usize) -> u64 
 
 /// Checks the window of `n` chunks at `start` with its map `ascii` (see [`map`]),
 /// after a sequence left `open` before it or not, and updates `open`: `Err(start)`
-/// where it shows an error; otherwise the mode for the next window (see [`windows`]).
+/// where it shows an error; otherwise the mode for the next window (see [`windows`];
+/// the sparse mode only where `sparse`).
 ///
 /// # Safety
 /// The window and the three bytes before it must be inside `src`, and the CPU must
@@ -966,6 +987,7 @@ unsafe fn check_window<K: Windowed>(
     n: usize,
     ascii: u64,
     open: &mut bool,
+    sparse: bool,
 ) -> Result<Mode, usize> {
     let other = !ascii & (u64::MAX >> (64 - n));
     // A sequence left open before the window needs its first chunk.
@@ -988,7 +1010,7 @@ unsafe fn check_window<K: Windowed>(
         return Err(start);
     }
     *open = unclosed & 1 != 0;
-    Ok(Mode::Map.after::<K>(other.count_ones() as usize, n))
+    Ok(Mode::Map.after::<K>(other.count_ones() as usize, n, sparse))
 }
 
 #[cfg(test)]
@@ -1319,13 +1341,20 @@ pub(super) mod tests {
     }
 
     /// The mode switches and random text through `same`, with the prefetch and
-    /// without (`prefetch_pays` set either way, whatever this CPU's answer).
+    /// without (`prefetch_pays` set either way, whatever this CPU's answer), and with
+    /// the windows' sparse mode and without (`sparse_pays` likewise).
     #[cfg(target_arch = "x86_64")]
     pub(in super::super) fn with_and_without_the_prefetch(same: fn(&[u8], bool)) {
         for pays in [true, false] {
             super::super::x86_64::set_prefetch_pays(pays);
             mode_switches(same);
             random_inputs(0x0DDB_A115_EED0 ^ u64::from(pays), 4_000, 800, same);
+        }
+        // And without the sparse mode of the windows (maps in its place), then with it.
+        for sparse in [false, true] {
+            super::super::x86_64::set_sparse_pays(sparse);
+            mode_switches(same);
+            random_inputs(0x5BA2_5E00 ^ u64::from(sparse), 4_000, 800, same);
         }
     }
 

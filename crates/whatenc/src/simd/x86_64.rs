@@ -66,6 +66,47 @@ pub(super) fn prefetch_pays() -> bool {
     !vendor_amd()
 }
 
+/// Whether the UTF-8 check's windows (`utf8_check::windows`) take their sparse mode,
+/// a branch a chunk, on this CPU: not on AMD's Zen, Zen+ and Zen 2 ([`amd_family_17h`]),
+/// where the branch that a chunk not ASCII mispredicts, with the loads after it
+/// coming from L3, cost more than the maps of the chunks. Validation, AVX2 tier,
+/// rotating, `AMD EPYC` family 23 model 1 (Zen 1), µs, sparse against maps: en.txt
+/// 3.37–3.47 against 3.00–3.12 (simdutf8 2.95), SSSE3 tier 3.84–4.24 against
+/// 3.43–3.55 (simdutf8's SSE4.2 kernel 3.80); de.txt, th.html, en.html, pt.html
+/// within 3% either way. On `AMD EPYC` Zen 4, English text in cache took the
+/// sparse mode faster (see `utf8_check::SPARSE_AT`).
+#[inline]
+pub(super) fn sparse_pays() -> bool {
+    !amd_family_17h()
+}
+
+/// Whether the CPU is AMD's of family 17h (Zen, Zen+, Zen 2), or Hygon's 18h (whose
+/// cores are Zen): the family of CPUID's leaf 1, with its extended part, asked once
+/// and cached.
+fn amd_family_17h() -> bool {
+    cached(&AMD_FAMILY_17H, || {
+        if !vendor_amd() {
+            return false;
+        }
+        #[allow(unused_unsafe, reason = "`__cpuid` is safe in newer compilers")]
+        // SAFETY: every x86_64 CPU has CPUID and its leaf 1.
+        let eax = unsafe { core::arch::x86_64::__cpuid(1) }.eax;
+        let base = (eax >> 8) & 0xF;
+        let family = if base == 0xF { base + ((eax >> 20) & 0xFF) } else { base };
+        matches!(family, 0x17 | 0x18)
+    })
+}
+
+/// [`amd_family_17h`]'s answer, as [`cached`] keeps it.
+static AMD_FAMILY_17H: AtomicU8 = AtomicU8::new(0);
+
+/// Sets [`sparse_pays`]' answer, so that the tests run the checks' windows both with
+/// the sparse mode and without, whatever the CPU. (No answer changes a result.)
+#[cfg(test)]
+pub(super) fn set_sparse_pays(pays: bool) {
+    AMD_FAMILY_17H.store(if pays { 2 } else { 1 }, Ordering::Relaxed);
+}
+
 /// Whether the CPU is AMD's (or Hygon's, whose cores are AMD's Zen): from the
 /// vendor string of CPUID's leaf 0, asked once and cached. Three choices depend on
 /// it, each measured on `AMD EPYC` Zen 4 and on `Intel Xeon` Cascade Lake, where they
