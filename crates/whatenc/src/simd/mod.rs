@@ -130,7 +130,9 @@ pub(crate) fn cpu_tier() -> Tier {
 /// Time, portable tier, rotating, UTF-16 → UTF-8 and UTF-16LE → `String`: on `Intel
 /// Xeon` Cascade Lake the steps took fr.txt −14% and −12%, pt.txt −10% and −9%; on
 /// `AMD EPYC` Zen 4, pt.txt +10% and +7%, fr.txt +7%; on `Intel Xeon` Emerald
-/// Rapids, UTF-16 → UTF-8, fr.txt −12% (98.7 against 112.5 µs), pt.txt −7%. (The
+/// Rapids, UTF-16 → UTF-8, fr.txt −12% (98.7 against 112.5 µs), pt.txt −7%; on `AMD
+/// EPYC` Zen 1, fr.txt UTF-16BE → `String` −13% but cs.txt UTF-16 → UTF-8 +28% (some
+/// of its versions counted as text of letters), so AMD's stay without. (The
 /// steps' stores and loads overlap, one byte apart: what a store-forwarding stall is
 /// made of.)
 #[inline]
