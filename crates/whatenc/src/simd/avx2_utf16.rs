@@ -43,10 +43,10 @@ const ROOM: usize = 64;
 
 /// Asks the CPU to fetch the cache line [`super::x86_64::PREFETCH_DISTANCE`] bytes
 /// past `p` (see `super::x86_64::prefetch_ahead`), for the AVX2 steps (here and in
-/// `avx2_utf8`) where `super::x86_64::prefetch_pays` (on Intel's CPUs) and the input
-/// has [`PREFETCH_FROM`] bytes or more: the hardware prefetchers stop at each 4 KiB
-/// page, and the steps read faster than they fetch from memory. AVX2 tier, rotating,
-/// `Intel Xeon` Emerald Rapids, µs, without → with: UTF-16 → windows-1252 en.html
+/// `avx2_utf8`) where `super::x86_64::prefetch_pays` (on Intel's CPUs and AMD's
+/// family 17h) and the input has [`PREFETCH_FROM`] bytes or more: the hardware
+/// prefetchers stop at each 4 KiB page, and the steps read faster than they fetch
+/// from memory. AVX2 tier, rotating, `Intel Xeon` Emerald Rapids, µs, without → with: UTF-16 → windows-1252 en.html
 /// 188.7 → 119.9, pt.html 159.6 → 93.2; windows-1258 → UTF-16 vi.html 164.7 →
 /// 135.3; windows-1250 → `String` cs.html 92.3 → 76.8; UTF-8 → UTF-16 en.html 72.1 →
 /// 66.5, cs.html 84.9 → 75.8, ru.txt 46.4 → 43.2; UTF-16 → UTF-8 (in runs of ASCII

@@ -131,14 +131,17 @@ fn prefetch_ahead(src: &[u8], pos: usize, lines: usize) {
     let _ = (src, pos, lines);
 }
 
-/// Whether the check without the copy prefetches on this CPU (x86_64's
-/// `prefetch_pays`); on aarch64, no.
+/// Whether the check without the copy prefetches through `len` bytes on this CPU
+/// (x86_64's `check_prefetch_pays`); on aarch64, no.
 #[inline(always)]
-fn prefetch_pays() -> bool {
+fn prefetch_pays(len: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
-    return super::x86_64::prefetch_pays();
+    return super::x86_64::check_prefetch_pays(len);
     #[cfg(not(target_arch = "x86_64"))]
-    false
+    {
+        let _ = len;
+        false
+    }
 }
 
 /// Whether [`windows`] takes its sparse mode on this CPU (x86_64's `sparse_pays`);
@@ -556,7 +559,7 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
             // SAFETY: `pos >= LEN >= 3`; the CPU has `V`'s instructions (the caller's
             // precondition), which the kernels need.
             let (at, ends_open) = unsafe {
-                if prefetch_pays() {
+                if prefetch_pays(len) {
                     let mut kernel = Kernel::<V, DENSE_N, true> { ascii_before: false, vector: PhantomData };
                     windows(&mut kernel, src, pos, RUN)
                 } else {

@@ -53,19 +53,42 @@ pub(super) fn prefetch_ahead(src: &[u8], pos: usize, lines: usize) {
 }
 
 /// Whether [`prefetch_ahead`] pays in the UTF-8 check without the copy on this CPU:
-/// not on AMD's (see [`vendor_amd`]), where the hardware prefetchers keep up and the
-/// software prefetch only costs. On `AMD EPYC` Zen 4 (rotating, AVX2 tier), it took
-/// en.html (from memory) from 24.2 to 30.7 µs and en.txt (from L3) from 0.97 to 1.05
-/// µs, and no distance (2 or 8 KiB) or hint (T0, T1, NTA) gained anywhere; on `Intel
-/// Xeon` Cascade Lake it gained 15–35% (see [`prefetch_ahead`]); on `Intel Xeon`
-/// Emerald Rapids (AVX2 tier, rotating, µs, with it against without) 5–16% on most
-/// pages: cs.txt 3.57 against 4.26, th.html 67.5 against 75.7, fr.html 56.8 against
-/// 62.4, en.html 27.2 against 29.8, ties on the rest (ar.txt, zh_cn.txt, ko.html).
-/// On `AMD EPYC` Zen 1 (AVX2 tier, µs, without against with): en.txt 3.14 against
-/// 3.41, en.html 71.0 against 74.2, th.html 165.4 against 152.8: mixed, left off.
+/// not on AMD's from Zen 3 on (see [`vendor_amd`]), where the hardware prefetchers
+/// keep up and the software prefetch only costs; yes on Intel's and on AMD's family
+/// 17h ([`amd_family_17h`]). Asked once and cached. On `AMD EPYC` Zen 4 (rotating,
+/// AVX2 tier), it took en.html (from memory) from 24.2 to 30.7 µs and en.txt (from
+/// L3) from 0.97 to 1.05 µs, and no distance (2 or 8 KiB) or hint (T0, T1, NTA)
+/// gained anywhere; on `Intel Xeon` Cascade Lake it gained 15–35% (see
+/// [`prefetch_ahead`]); on `Intel Xeon` Emerald Rapids (AVX2 tier, rotating, µs, with
+/// it against without) 5–16% on most pages: cs.txt 3.57 against 4.26, th.html 67.5
+/// against 75.7, fr.html 56.8 against 62.4, en.html 27.2 against 29.8, ties on the
+/// rest (ar.txt, zh_cn.txt, ko.html). On `AMD EPYC` Zen 1 (AVX2 tier, rotating, µs,
+/// with it against without, each against simdutf8 in the same run), once the windows
+/// took maps for the sparse mode ([`sparse_pays`]): th.html 0.89 against 0.98,
+/// fr.html 0.78 against 0.85, cs.html 0.80 against 0.88, ko.html 0.86 against 0.94,
+/// ru.txt 0.87 against 0.93, en.html 1.02 against 1.06, en.txt 0.95–0.96 against
+/// 0.93–0.95 (with the sparse mode it had cost en.txt 9%). The AVX2 steps of UTF-8 →
+/// UTF-16, UTF-16 → UTF-8 and the single-byte tables, which ask the same, gained
+/// 0–14% there too (en.html UTF-8 → UTF-16 0.61 → 0.52 of encoding_rs's time).
 #[inline]
 pub(super) fn prefetch_pays() -> bool {
-    !vendor_amd()
+    cached(&PREFETCH_PAYS, || !vendor_amd() || amd_family_17h())
+}
+
+/// [`prefetch_pays`]' answer, as [`cached`] keeps it.
+static PREFETCH_PAYS: AtomicU8 = AtomicU8::new(0);
+
+/// Whether the UTF-8 check without the copy prefetches through `len` bytes: where
+/// [`prefetch_pays`], and on AMD's family 17h ([`amd_family_17h`]) from 128 KiB,
+/// below which the input's 64 versions stayed in its L3 and the prefetch cost time
+/// (`AMD EPYC` Zen 1, AVX2 tier, rotating, each against simdutf8 in the same run,
+/// with it against without: en.txt, 65 KB, 0.99–1.00 against 0.92–0.99, de.txt, 77
+/// KB, 0.80 against 0.74; ru.txt, 117 KB, 0.87 against 0.93). In the unit tests, at
+/// any length where it pays (their inputs are short, and [`set_prefetch_pays`] is to
+/// run them with the prefetch on any CPU).
+#[inline]
+pub(super) fn check_prefetch_pays(len: usize) -> bool {
+    prefetch_pays() && (len >= 128 << 10 || cfg!(test) || !amd_family_17h())
 }
 
 /// Whether the UTF-8 check's windows (`utf8_check::windows`) take their sparse mode,
@@ -115,8 +138,8 @@ pub(super) fn set_sparse_pays(pays: bool) {
 /// went opposite ways, and on `Intel Xeon` Emerald Rapids, which went Cascade Lake's
 /// way on the first and last: [`prefetch_pays`] (the UTF-8 check's prefetch, and
 /// [`copy_bytes`]' own loop, which also asks for [`fast_short_rep_movsb`]) and
-/// `super::letter_steps_pay`; on `AMD EPYC` Zen 1 both stayed as they are (mixed
-/// results). A fourth asks for the family too ([`sparse_pays`]).
+/// `super::letter_steps_pay`. Two ask for the family too ([`amd_family_17h`]): the
+/// prefetch pays on `AMD EPYC` Zen 1, and the sparse mode does not ([`sparse_pays`]).
 pub(super) fn vendor_amd() -> bool {
     cached(&VENDOR_AMD, || {
         // The vendor string is EBX, EDX, ECX of leaf 0.
@@ -136,7 +159,7 @@ static VENDOR_AMD: AtomicU8 = AtomicU8::new(0);
 
 /// Whether the CPU has fast short `rep movsb` (FSRM: CPUID leaf 7, EDX bit 4),
 /// asked once and cached: Intel's cores from Ice Lake on, AMD's from Zen 3 on. The
-/// standard library's copy runs `rep movsb` at the lengths of [`COPY_LOOP`]; see
+/// standard library's copy runs `rep movsb` at the lengths of [`copy_loop`]'s loop; see
 /// [`copy_bytes`] for what it decides.
 fn fast_short_rep_movsb() -> bool {
     cached(&FSRM, || {
@@ -167,26 +190,54 @@ fn cached(cell: &AtomicU8, ask: impl FnOnce() -> bool) -> bool {
     }
 }
 
-/// Sets [`prefetch_pays`]' answer (through [`vendor_amd`]'s, so the letter steps'
-/// choice follows), so that the tests run the checks both with the prefetch and
-/// without, whatever the CPU. (No answer changes a result, so tests running meanwhile
-/// are not disturbed.)
+/// Sets [`prefetch_pays`]' answer, and [`vendor_amd`]'s to the opposite (so that the
+/// letter steps' choice follows), so that the tests run the checks both with the
+/// prefetch and without, whatever the CPU. (No answer changes a result, so tests
+/// running meanwhile are not disturbed.)
 #[cfg(test)]
 pub(super) fn set_prefetch_pays(pays: bool) {
+    PREFETCH_PAYS.store(if pays { 1 } else { 2 }, Ordering::Relaxed);
     VENDOR_AMD.store(if pays { 2 } else { 1 }, Ordering::Relaxed);
 }
 
-/// The lengths that [`copy_bytes`] copies in its own loop: from 8 KiB, below which
-/// the prefetch would come too late to help, to 512 KiB, above which the standard
+/// How [`copy_bytes`] copies in its own loop: the lengths it takes, and how far
+/// ahead it prefetches.
+#[derive(Clone, Copy, Debug)]
+struct CopyLoop {
+    /// The end of the lengths copied in the loop (from [`COPY_LOOP_FROM`]); the others
+    /// go to the standard library's copy.
+    up_to: usize,
+    /// Bytes ahead of the step that it asks for.
+    distance: usize,
+}
+
+/// The lengths below which the loop's prefetch would come too late to help.
+const COPY_LOOP_FROM: usize = 8 << 10;
+
+/// Where [`copy_bytes`] takes its own loop: where the prefetch pays
+/// ([`prefetch_pays`]) and the CPU lacks fast short `rep movsb`
+/// ([`fast_short_rep_movsb`]). On Intel's, up to 512 KiB, above which the standard
 /// library's copy (`rep movsb`, which writes whole lines without reading them first)
 /// measured faster where the output stays in L2 (en.html, 700 KB: 21.5 against 15.6
-/// GB/s).
-const COPY_LOOP: core::ops::Range<usize> = 8 << 10..512 << 10;
+/// GB/s), prefetching [`PREFETCH_DISTANCE`] ahead. On AMD's family 17h
+/// ([`amd_family_17h`]), whose cores lack `rep movsb`'s fast path (ERMS), at any
+/// length from 8 KiB, and 1 KiB ahead: rotating, AVX2 tier, `AMD EPYC` Zen 1, µs,
+/// each against the standard library's copy in the same run (which encoding_rs
+/// calls): en.html (700 KB) 0.85 (0.99 with the limit), fr.txt 0.84, he.html 0.84,
+/// zh_tw.html 0.84, pt.html 0.84, cs.html 0.83, ja.html 0.84; 2 KiB ahead, 0.86–0.94.
+fn copy_loop() -> Option<CopyLoop> {
+    if !prefetch_pays() || fast_short_rep_movsb() {
+        None
+    } else if amd_family_17h() {
+        Some(CopyLoop { up_to: usize::MAX, distance: 1 << 10 })
+    } else {
+        Some(CopyLoop { up_to: 512 << 10, distance: PREFETCH_DISTANCE })
+    }
+}
 
 /// Twin of [`super::scalar::copy_bytes`]: copies `src` to `dst`, of the same length,
-/// 64 bytes a step with [`prefetch_ahead`] for the lengths in [`COPY_LOOP`] where the
-/// prefetch pays ([`prefetch_pays`]) and the CPU lacks fast short `rep movsb`
-/// ([`fast_short_rep_movsb`]), else with `copy_from_slice`.
+/// 64 bytes a step with a prefetch ahead where [`copy_loop`] says, else with
+/// `copy_from_slice`.
 ///
 /// Rotating, UTF-8 → UTF-8 from `&str` (a copy), µs per call, the loop → the
 /// standard library's copy:
@@ -201,21 +252,27 @@ const COPY_LOOP: core::ops::Range<usize> = 8 << 10..512 << 10;
 ///   L3, the loop gained 0–7% (fr.txt 5.8 against 6.2, en.html 28.9 against 30.6)
 ///   and lost up to 4% (pt.html 25.7 against 24.6). A loop of 32-byte AVX2 moves
 ///   was slower still on the small ones (ar.txt 0.71).
+/// - `AMD EPYC` Zen 1 (no ERMS), AVX2 tier: the loop gained 10–17% from 100 KB
+///   (see [`copy_loop`]); below, ties (cs.txt, 48 KB).
 pub(crate) fn copy_bytes(src: &[u8], dst: &mut [u8]) {
-    copy_bytes_with(src, dst, prefetch_pays() && !fast_short_rep_movsb());
+    copy_bytes_with(src, dst, copy_loop());
 }
 
-/// [`copy_bytes`], with the loop for the lengths in [`COPY_LOOP`] when `looped`.
+/// [`copy_bytes`], with `looped`'s loop for its lengths.
 #[inline]
-fn copy_bytes_with(src: &[u8], dst: &mut [u8], looped: bool) {
+fn copy_bytes_with(src: &[u8], dst: &mut [u8], looped: Option<CopyLoop>) {
     assert_eq!(src.len(), dst.len(), "copy_bytes: lengths differ");
-    if !looped || !COPY_LOOP.contains(&src.len()) {
+    let Some(CopyLoop { distance, .. }) = looped.filter(|l| (COPY_LOOP_FROM..l.up_to).contains(&src.len())) else {
         dst.copy_from_slice(src);
         return;
-    }
+    };
+    // The last byte, where the prefetch stops (it may not point past the input).
+    let last = src.len() - 1;
     let mut pos = 0;
     while let (Some(from), Some(to)) = (src[pos..].first_chunk::<64>(), dst[pos..].first_chunk_mut::<64>()) {
-        prefetch_ahead(src, pos, 1);
+        // SAFETY: a prefetch reads nothing that the program sees and never faults;
+        // it points inside `src`.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.as_ptr().wrapping_add((pos + distance).min(last)).cast()) };
         let (s, d) = (from.as_ptr(), to.as_mut_ptr());
         // SAFETY: `from` and `to` hold 64 bytes each; SSE2 is part of the x86_64
         // baseline.
@@ -987,11 +1044,16 @@ mod tests {
         }
     }
 
-    /// The copy, with its loop and without, at lengths around both ends of `COPY_LOOP`
-    /// and at every alignment of the source and the output.
+    /// The copy, with each loop and without, at lengths around the ends of the loops'
+    /// lengths and at every alignment of the source and the output.
     #[test]
     fn copy_bytes_matches_twin() {
-        let (low, high) = (super::COPY_LOOP.start, super::COPY_LOOP.end);
+        let (low, high) = (super::COPY_LOOP_FROM, 512 << 10);
+        let loops = [
+            None,
+            Some(super::CopyLoop { up_to: high, distance: super::PREFETCH_DISTANCE }),
+            Some(super::CopyLoop { up_to: usize::MAX, distance: 1 << 10 }),
+        ];
         let mut next = super::super::xorshift(7);
         let bytes: alloc::vec::Vec<u8> = (0..high + 200).map(|_| next() as u8).collect();
         let lengths = (0..200).chain(low - 70..low + 200).chain(high - 70..high + 70);
@@ -1001,10 +1063,10 @@ mod tests {
             let (mut a, mut b) = (alloc::vec![0u8; len + 16], alloc::vec![0u8; len]);
             scalar::copy_bytes(src, &mut b);
             assert!(b[..] == *src, "length {len}");
-            for looped in [true, false] {
+            for looped in loops {
                 a.fill(0);
                 super::copy_bytes_with(src, &mut a[to..to + len], looped);
-                assert!(a[to..to + len] == b[..], "length {len}, loop {looped}");
+                assert!(a[to..to + len] == b[..], "length {len}, loop {looped:?}");
             }
             super::copy_bytes(src, &mut a[to..to + len]);
             assert!(a[to..to + len] == b[..], "length {len}");
