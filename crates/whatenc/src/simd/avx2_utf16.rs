@@ -550,6 +550,32 @@ pub(crate) unsafe fn table_steps_to_utf8(
 pub(crate) unsafe fn linear_steps_from_utf16(
     src: &[u16],
     dst: &mut [u8],
+    run: (u16, u16, u16),
+    index: &impl super::ByteLookup,
+) -> usize {
+    // SAFETY (both): the caller's precondition.
+    if run.2 == 0 {
+        unsafe { linear_steps_from_utf16_with::<true>(src, dst, run, index) }
+    } else {
+        unsafe { linear_steps_from_utf16_with::<false>(src, dst, run, index) }
+    }
+}
+
+/// [`linear_steps_from_utf16`], for a run whose letters are their own units when
+/// `SAME` (`delta` zero: windows-1252's): no subtraction. A step whose units are
+/// all ASCII or the run's is stored at once, without the loop of the others (and
+/// its array). UTF-16 → windows-1252, AVX2 tier, rotating, `AMD EPYC` Zen 1, µs:
+/// en.txt 17.0 → 14.1 with the early store, → 13.1 with `SAME` too; en.html 175 →
+/// 142 → 127, fr.txt 36.3 → 30.6 → 28.1, de.txt 20.3 → 17.1 → 15.6; windows-1251
+/// ru.txt 26.2 → 24.7.
+///
+/// # Safety
+/// As [`linear_steps_from_utf16`]'s.
+#[inline]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn linear_steps_from_utf16_with<const SAME: bool>(
+    src: &[u16],
+    dst: &mut [u8],
     (start, len, delta): (u16, u16, u16),
     index: &impl super::ByteLookup,
 ) -> usize {
@@ -565,7 +591,8 @@ pub(crate) unsafe fn linear_steps_from_utf16(
     let map = |units: __m256i| {
         let ascii = _mm256_cmpeq_epi16(_mm256_and_si256(units, _mm256_set1_epi16(0xFF80u16 as i16)), zero);
         let in_run = _mm256_cmpeq_epi16(_mm256_subs_epu16(_mm256_sub_epi16(units, start), last), zero);
-        (_mm256_sub_epi16(units, _mm256_and_si256(in_run, delta)), _mm256_or_si256(ascii, in_run))
+        let units = if SAME { units } else { _mm256_sub_epi16(units, _mm256_and_si256(in_run, delta)) };
+        (units, _mm256_or_si256(ascii, in_run))
     };
     let prefetch = 2 * limit >= PREFETCH_FROM && super::x86_64::prefetch_pays();
     while read + 32 <= limit {
@@ -583,6 +610,12 @@ pub(crate) unsafe fn linear_steps_from_utf16(
         let mapped = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(low_mapped, high_mapped));
         // The other units, in order, up to one not in the index.
         let mut others = !(_mm256_movemask_epi8(mapped) as u32);
+        if others == 0 {
+            // SAFETY: `dst` holds 32 bytes at `read`.
+            unsafe { _mm256_storeu_si256(dst[read..].as_mut_ptr().cast(), bytes) };
+            read += 32;
+            continue;
+        }
         let mut patches = [(0u8, 0u8); 32];
         let (mut patched, mut stop) = (0, 32);
         while others != 0 {
