@@ -542,6 +542,18 @@ const fn keep_shuffles() -> [[u8; 16]; 256] {
     table
 }
 
+/// The most other characters (looked up in the index) in a step of
+/// [`linear_steps_from_utf8`] whose bytes are written after its store, each where its
+/// lane's byte went; with more, they are written into the step's lanes before the
+/// packing (a copy of the step through memory, whose reload waits for those
+/// writes). UTF-8 → single-byte, AVX2 tier, rotating, `AMD EPYC` Zen 1, µs, with
+/// every step's others written after the store, through the lanes, and this choice:
+/// KOI8-R (whose run is a letter alone) ru.txt 365, 274, 275; ru.html 795, 642, 637;
+/// windows-1250 cs.txt 60–65, 55, 58; windows-1252 en.txt 5.4–5.9, 6.2–6.7, 5.7,
+/// en.html 86–88, 92–111, 82–87, de.txt 32.5, 31.7–34.8, 31.2–31.4. (With two, or
+/// eight, in between.)
+const FEW_OTHERS: usize = 4;
+
 /// Encodes valid UTF-8 into a single-byte encoding, 32 bytes a step: the AVX2 twin
 /// of `super::avx512_utf16::linear_steps_from_utf8` (ASCII as itself, the index's run
 /// from two-byte UTF-8, or three-byte with `WIDE`, in 16-bit lanes, other characters
@@ -629,19 +641,40 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
         // The other characters' starts, in order, up to one not in the index: their
         // bytes, written over the packed ones below.
         let mut others = !(ascii | continuation | (lead & in_run));
-        let mut patches = [(0u8, 0u8); 32];
+        let mut patches = [(0u8, 0u8); FEW_OTHERS];
         let (mut patched, mut stop) = (0, 32);
-        while others != 0 {
-            let at = others.trailing_zeros() as usize;
-            let byte = index.byte_at(src, read + at);
-            if byte == 0 {
-                stop = at;
-                break;
+        let kept_bytes = if others.count_ones() as usize <= FEW_OTHERS {
+            while others != 0 {
+                let at = others.trailing_zeros() as usize;
+                let byte = index.byte_at(src, read + at);
+                if byte == 0 {
+                    stop = at;
+                    break;
+                }
+                patches[patched] = (at as u8, byte);
+                patched += 1;
+                others &= others - 1;
             }
-            patches[patched] = (at as u8, byte);
-            patched += 1;
-            others &= others - 1;
-        }
+            kept_bytes
+        } else {
+            // Many: their bytes written over the step's in its lanes, before the
+            // packing.
+            let mut lanes = [0u8; 32];
+            // SAFETY: `lanes` holds 32 bytes.
+            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), kept_bytes) };
+            while others != 0 {
+                let at = others.trailing_zeros() as usize;
+                let byte = index.byte_at(src, read + at);
+                if byte == 0 {
+                    stop = at;
+                    break;
+                }
+                lanes[at] = byte;
+                others &= others - 1;
+            }
+            // SAFETY: as above.
+            unsafe { _mm256_loadu_si256(lanes.as_ptr().cast()) }
+        };
         let keep = !continuation & if stop < 32 { (1u32 << stop) - 1 } else { u32::MAX };
         // Eight bytes at a time, packed and stored whole: each store's bytes after
         // the kept ones are overwritten by the next, or are past the output.
