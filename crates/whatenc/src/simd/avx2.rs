@@ -554,6 +554,29 @@ const fn keep_shuffles() -> [[u8; 16]; 256] {
 /// eight, in between.)
 const FEW_OTHERS: usize = 4;
 
+/// The other characters of a step of [`linear_steps_from_utf8`] at `read` (the bits
+/// of `others`, in order) looked up in `index`, each given to `put` with its lane, up
+/// to one the index does not have: returns its lane (32 when there is none).
+#[inline(always)]
+fn look_up_others(
+    mut others: u32,
+    src: &[u8],
+    read: usize,
+    index: &impl super::ByteLookup,
+    mut put: impl FnMut(usize, u8),
+) -> usize {
+    while others != 0 {
+        let at = others.trailing_zeros() as usize;
+        let byte = index.byte_at(src, read + at);
+        if byte == 0 {
+            return at;
+        }
+        put(at, byte);
+        others &= others - 1;
+    }
+    32
+}
+
 /// Encodes valid UTF-8 into a single-byte encoding, 32 bytes a step: the AVX2 twin
 /// of `super::avx512_utf16::linear_steps_from_utf8` (ASCII as itself, the index's run
 /// from two-byte UTF-8, or three-byte with `WIDE`, in 16-bit lanes, other characters
@@ -640,40 +663,24 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
         let kept_bytes = _mm256_blendv_epi8(mapped, bytes, ascii_lanes);
         // The other characters' starts, in order, up to one not in the index: their
         // bytes, written over the packed ones below.
-        let mut others = !(ascii | continuation | (lead & in_run));
+        let others = !(ascii | continuation | (lead & in_run));
         let mut patches = [(0u8, 0u8); FEW_OTHERS];
-        let (mut patched, mut stop) = (0, 32);
-        let kept_bytes = if others.count_ones() as usize <= FEW_OTHERS {
-            while others != 0 {
-                let at = others.trailing_zeros() as usize;
-                let byte = index.byte_at(src, read + at);
-                if byte == 0 {
-                    stop = at;
-                    break;
-                }
+        let mut patched = 0;
+        let (kept_bytes, stop) = if others.count_ones() as usize <= FEW_OTHERS {
+            let stop = look_up_others(others, src, read, index, |at, byte| {
                 patches[patched] = (at as u8, byte);
                 patched += 1;
-                others &= others - 1;
-            }
-            kept_bytes
+            });
+            (kept_bytes, stop)
         } else {
             // Many: their bytes written over the step's in its lanes, before the
             // packing.
             let mut lanes = [0u8; 32];
             // SAFETY: `lanes` holds 32 bytes.
             unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), kept_bytes) };
-            while others != 0 {
-                let at = others.trailing_zeros() as usize;
-                let byte = index.byte_at(src, read + at);
-                if byte == 0 {
-                    stop = at;
-                    break;
-                }
-                lanes[at] = byte;
-                others &= others - 1;
-            }
+            let stop = look_up_others(others, src, read, index, |at, byte| lanes[at] = byte);
             // SAFETY: as above.
-            unsafe { _mm256_loadu_si256(lanes.as_ptr().cast()) }
+            (unsafe { _mm256_loadu_si256(lanes.as_ptr().cast()) }, stop)
         };
         let keep = !continuation & if stop < 32 { (1u32 << stop) - 1 } else { u32::MAX };
         // Eight bytes at a time, packed and stored whole: each store's bytes after
