@@ -254,8 +254,13 @@ impl Sink for Utf8Sink<'_> {
     }
     #[inline(always)]
     fn decode_single_byte_bulk(&mut self, src: &[u8], index: &single_byte::SingleByteIndex) -> usize {
-        let (read, written) =
-            crate::simd::decode_single_byte_to_utf8(src, &mut self.buf[self.pos..], &index.utf8, &index.utf16);
+        let (read, written) = crate::simd::decode_single_byte_to_utf8(
+            src,
+            &mut self.buf[self.pos..],
+            &index.utf8,
+            &index.utf16,
+            (index.run_byte, index.run_len as u8, index.run_delta),
+        );
         self.pos += written;
         read
     }

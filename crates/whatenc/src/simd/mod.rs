@@ -464,6 +464,7 @@ pub(crate) fn decode_single_byte_to_utf8(
     dst: &mut [u8],
     utf8: &[u32; 256],
     units: &[u16; 256],
+    run: (u8, u8, u16),
 ) -> (usize, usize) {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if src.len() >= 64 && avx512_utf16::available() {
@@ -475,12 +476,12 @@ pub(crate) fn decode_single_byte_to_utf8(
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if src.len() >= AVX2_TABLE_FROM && avx2_utf16::available() {
         // SAFETY: the CPU has AVX2 and POPCNT, as `available` just said.
-        let (read, written) = unsafe { avx2_utf16::table_steps_to_utf8(src, dst, units, utf8) };
+        let (read, written) = unsafe { avx2_utf16::table_steps_to_utf8(src, dst, units, utf8, run) };
         let (more, bytes) = decode_table_to_utf8(&src[read..], &mut dst[written..], utf8);
         return (read + more, written + bytes);
     }
     #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
-    let _ = units;
+    let _ = (units, run);
     decode_table_to_utf8(src, dst, utf8)
 }
 
