@@ -7,9 +7,11 @@
 //! A step of ASCII is narrowed. A step of units below 0x800 makes two bytes of each
 //! unit in its 16-bit lane (the second dropped for ASCII), packed by a byte shuffle
 //! (`pshufb`) per eight units, a row of [`TWO_BYTE_SHUFFLES`] chosen by which of them
-//! are not ASCII. A step with longer units widens each to a 32-bit lane that holds its
-//! one to three bytes, packed per four units by a row of [`THREE_BYTE_SHUFFLES`]
-//! chosen by their lengths. The twin is [`super::scalar::block_to_utf8`], and the
+//! are not ASCII. A step with longer units works out each unit's first two bytes in
+//! its 16-bit lane and its third in another vector, interleaves them into 32-bit lanes
+//! that hold each unit's one to three bytes, and packs them per four units by a row of
+//! [`THREE_BYTE_SHUFFLES`] chosen by their lengths, or, where all sixteen take three
+//! bytes, by one fixed shuffle. The twin is [`super::scalar::block_to_utf8`], and the
 //! tests compare the steps with the standard library.
 //!
 //! [`table_steps_to_utf16`] and [`table_steps_to_utf8`] decode single-byte encodings
@@ -19,14 +21,13 @@
 
 use core::arch::x86_64::{
     __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm256_add_epi16, _mm256_and_si256, _mm256_andnot_si256,
-    _mm256_blendv_epi8, _mm256_castsi128_si256, _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi8,
-    _mm256_cmpeq_epi16, _mm256_cmpgt_epi16, _mm256_cmpgt_epi32, _mm256_cvtepi8_epi16, _mm256_cvtepu8_epi16,
-    _mm256_cvtepu16_epi32, _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
-    _mm256_movemask_ps, _mm256_or_si256, _mm256_packs_epi16, _mm256_packus_epi16, _mm256_permute2x128_si256,
-    _mm256_permute4x64_epi64, _mm256_set1_epi8, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_setr_epi8,
-    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_slli_epi32, _mm256_srli_epi16,
-    _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi8, _mm256_sub_epi16, _mm256_subs_epu8, _mm256_subs_epu16,
-    _mm256_testz_si256, _mm256_unpackhi_epi8, _mm256_unpacklo_epi8,
+    _mm256_blendv_epi8, _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_cmpeq_epi16,
+    _mm256_cmpgt_epi16, _mm256_cvtepi8_epi16, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_inserti128_si256,
+    _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_packs_epi16, _mm256_packus_epi16,
+    _mm256_permute2x128_si256, _mm256_permute4x64_epi64, _mm256_set1_epi8, _mm256_set1_epi16, _mm256_setr_epi8,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_srli_epi16, _mm256_storeu_si256,
+    _mm256_sub_epi8, _mm256_sub_epi16, _mm256_subs_epu8, _mm256_subs_epu16, _mm256_testz_si256, _mm256_unpackhi_epi8,
+    _mm256_unpackhi_epi16, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
 };
 
 /// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX2, and
@@ -227,43 +228,69 @@ unsafe fn step_to_utf8(units: __m256i, out: *mut u8) -> usize {
             return in_low + 8 + high.count_ones() as usize;
         }
     }
-    let mut written = 0;
-    for half in [_mm256_castsi256_si128(units), _mm256_extracti128_si256::<1>(units)] {
-        let units = _mm256_cvtepu16_epi32(half);
-        let set = _mm256_set1_epi32;
-        let low6 = _mm256_or_si256(_mm256_and_si256(units, set(0x3F)), set(0x80));
-        let high = _mm256_srli_epi32::<6>(units);
-        let middle6 = _mm256_or_si256(_mm256_and_si256(high, set(0x3F)), set(0x80));
-        // The bytes of each length as a little-endian word: first byte lowest.
-        let two = _mm256_or_si256(_mm256_or_si256(high, set(0xC0)), _mm256_slli_epi32::<8>(low6));
-        let three = _mm256_or_si256(
-            _mm256_or_si256(_mm256_srli_epi32::<12>(units), set(0xE0)),
-            _mm256_or_si256(_mm256_slli_epi32::<8>(middle6), _mm256_slli_epi32::<16>(low6)),
+    // Each unit's first two bytes in its 16-bit lane (first byte lowest), its third
+    // in `third`, worked out in 16-bit lanes; interleaved into 32-bit lanes (within
+    // each 128-bit lane: units 0 to 3 and 8 to 11 in `first_words`, 4 to 7 and 12 to
+    // 15 in `second_words`), which a shuffle per four units packs.
+    let low6 = _mm256_or_si256(_mm256_and_si256(units, set(0x3F)), set(0x80));
+    let lead3 = _mm256_or_si256(_mm256_srli_epi16::<12>(units), set(0xE0));
+    let middle6 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<6>(units), set(0x3F)), set(0x80));
+    let three = _mm256_or_si256(lead3, _mm256_slli_epi16::<8>(middle6));
+    if _mm256_movemask_epi8(long) == -1 {
+        // Sixteen three-byte sequences (CJK text, or bytes of other text taken for
+        // UTF-16): one fixed shuffle per four units, no table.
+        #[rustfmt::skip]
+        let pack = _mm256_setr_epi8(
+            0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+            0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
         );
-        let below_0x80 = _mm256_cmpgt_epi32(set(0x80), units);
-        let below_0x800 = _mm256_cmpgt_epi32(set(0x800), units);
-        let words = _mm256_blendv_epi8(_mm256_blendv_epi8(three, two, below_0x800), units, below_0x80);
-        let (ascii, short) = (
-            _mm256_movemask_ps(_mm256_castsi256_ps(below_0x80)) as usize,
-            _mm256_movemask_ps(_mm256_castsi256_ps(below_0x800)) as usize,
-        );
-        let (low, high) = ((ascii & 0xF) | (short & 0xF) << 4, ascii >> 4 | (short >> 4) << 4);
-        let bytes = |index: usize| 12 - (index & 0xF).count_ones() as usize - (index >> 4).count_ones() as usize;
-        // SAFETY: the table's rows have 16 bytes; `out` has room for 64 bytes, and
-        // the stores start at byte 36 at most (three groups of 12 before).
+        let first = _mm256_shuffle_epi8(_mm256_unpacklo_epi16(three, low6), pack);
+        let second = _mm256_shuffle_epi8(_mm256_unpackhi_epi16(three, low6), pack);
+        // SAFETY: `out` has room for 64 bytes; the stores end by byte 52.
         unsafe {
-            let shuffle = _mm256_inserti128_si256::<1>(
-                _mm256_castsi128_si256(_mm_loadu_si128(THREE_BYTE_SHUFFLES[low].as_ptr().cast())),
-                _mm_loadu_si128(THREE_BYTE_SHUFFLES[high].as_ptr().cast()),
-            );
-            let packed = _mm256_shuffle_epi8(words, shuffle);
-            _mm_storeu_si128(out.add(written).cast(), _mm256_castsi256_si128(packed));
-            written += bytes(low);
-            _mm_storeu_si128(out.add(written).cast(), _mm256_extracti128_si256::<1>(packed));
-            written += bytes(high);
+            _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(first));
+            _mm_storeu_si128(out.add(12).cast(), _mm256_castsi256_si128(second));
+            _mm_storeu_si128(out.add(24).cast(), _mm256_extracti128_si256::<1>(first));
+            _mm_storeu_si128(out.add(36).cast(), _mm256_extracti128_si256::<1>(second));
         }
+        return 48;
     }
-    written
+    let zero = _mm256_setzero_si256();
+    let below_0x80 = _mm256_cmpeq_epi16(_mm256_and_si256(units, set(0xFF80u16 as i16)), zero);
+    let below_0x800 = _mm256_cmpeq_epi16(_mm256_and_si256(units, set(0xF800u16 as i16)), zero);
+    let two = _mm256_or_si256(_mm256_or_si256(_mm256_srli_epi16::<6>(units), set(0xC0)), _mm256_slli_epi16::<8>(low6));
+    let firsts = _mm256_blendv_epi8(_mm256_blendv_epi8(three, two, below_0x800), units, below_0x80);
+    let (first_words, second_words) = (_mm256_unpacklo_epi16(firsts, low6), _mm256_unpackhi_epi16(firsts, low6));
+    // Per 128-bit lane, the bits of its eight units below 0x80, then those below
+    // 0x800; a table's index takes four of each.
+    let masks = _mm256_movemask_epi8(_mm256_packs_epi16(below_0x80, below_0x800)) as u32;
+    let index = |unit: u32| {
+        let shift = unit / 8 * 16 + unit % 8;
+        (masks >> shift & 0xF | (masks >> (shift + 8) & 0xF) << 4) as usize
+    };
+    let (a, b, c, d) = (index(0), index(4), index(8), index(12));
+    let bytes = |index: usize| 12 - (index & 0xF).count_ones() as usize - (index >> 4).count_ones() as usize;
+    // SAFETY: the table's rows have 16 bytes; `out` has room for 64 bytes, and the
+    // stores start at byte 36 at most (three groups of 12 before).
+    unsafe {
+        let rows = |first: usize, second: usize| {
+            _mm256_inserti128_si256::<1>(
+                _mm256_castsi128_si256(_mm_loadu_si128(THREE_BYTE_SHUFFLES[first].as_ptr().cast())),
+                _mm_loadu_si128(THREE_BYTE_SHUFFLES[second].as_ptr().cast()),
+            )
+        };
+        let first = _mm256_shuffle_epi8(first_words, rows(a, c));
+        let second = _mm256_shuffle_epi8(second_words, rows(b, d));
+        let mut written = 0;
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(first));
+        written += bytes(a);
+        _mm_storeu_si128(out.add(written).cast(), _mm256_castsi256_si128(second));
+        written += bytes(b);
+        _mm_storeu_si128(out.add(written).cast(), _mm256_extracti128_si256::<1>(first));
+        written += bytes(c);
+        _mm_storeu_si128(out.add(written).cast(), _mm256_extracti128_si256::<1>(second));
+        written + bytes(d)
+    }
 }
 
 /// The units of the bytes 0x80 to 0xFF of a single-byte encoding's table, for
@@ -724,6 +751,31 @@ mod tests {
             let text = alloc::string::String::from_utf16(&units).expect("no surrogate");
             assert_eq!(&out[..written], text.as_bytes(), "{unit:04X}");
             units[at] = 0x61;
+        }
+    }
+
+    /// Every unit of three bytes, in steps of sixteen of one unit and fifteen other
+    /// three-byte ones around it (all three bytes: the fixed shuffle), and of one unit
+    /// and fifteen of two bytes (the shuffles chosen by the lengths), at each place: as
+    /// the standard library.
+    #[test]
+    fn every_three_byte_unit_among_others() {
+        if !available() {
+            return;
+        }
+        for neighbour in [0x4E00u16, 0xFFFF, 0x800, 0x7FF, 0x80] {
+            let mut units = [neighbour; 16];
+            for unit in (0x800u16..=0xFFFF).filter(|u| !(0xD800..=0xDFFF).contains(u)) {
+                let at = (unit % 16) as usize;
+                units[at] = unit;
+                let mut out = [0u8; 64];
+                // SAFETY: `units` holds 32 bytes; the CPU has the features.
+                let (read, written) = unsafe { bmp_steps(units.as_ptr().cast(), 16, false, &mut out, 0) };
+                assert_eq!(read, 16);
+                let text = alloc::string::String::from_utf16(&units).expect("no surrogate");
+                assert_eq!(&out[..written], text.as_bytes(), "{unit:04X} among {neighbour:04X}");
+                units[at] = neighbour;
+            }
         }
     }
 

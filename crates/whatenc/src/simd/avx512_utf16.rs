@@ -587,13 +587,15 @@ pub(super) mod tests {
                 })
                 .collect();
             // ASCII now and then, so that whole steps are; units of one and two bytes
-            // only now and then, for the steps of two bytes a unit.
+            // only now and then, for the steps of two bytes a unit; units of three
+            // bytes only now and then, for the steps of three.
             let units: alloc::vec::Vec<u16> = units
                 .iter()
                 .map(|&u| match (round % 4, u) {
                     (_, 0xD800..=0xDFFF) => u,
                     (0, _) => u & 0x7F,
                     (1, 0x800..) => (u & 0x7FF) | 0x80,
+                    (3, ..0x800) if round % 8 == 3 => u | 0x800,
                     _ => u,
                 })
                 .collect();
