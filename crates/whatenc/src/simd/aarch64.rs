@@ -13,12 +13,12 @@
 //! for the lookups and a horizontal maximum for the tests of a vector.
 
 use core::arch::aarch64::{
-    uint8x16_t, uint16x8_t, uint32x4_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vbslq_u32,
-    vceqq_u8, vceqq_u16, vcltq_s8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32,
-    veorq_u8, vget_high_u8, vget_low_u8, vget_low_u16, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16,
-    vmovl_high_u8, vmovl_high_u16, vmovl_u8, vmovl_u16, vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8,
-    vqtbl1q_u8, vreinterpretq_s8_u8, vreinterpretq_u8_u16, vreinterpretq_u8_u32, vreinterpretq_u16_u8,
-    vreinterpretq_u32_u8, vshlq_n_u16, vshlq_n_u32, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16,
+    uint8x16_t, uint16x8_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vceqq_u8, vceqq_u16,
+    vcltq_s8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8, vget_high_u8,
+    vget_low_u8, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_u8, vmovn_u32, vorrq_u8,
+    vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpretq_s8_u8, vreinterpretq_u8_u16, vreinterpretq_u16_u8,
+    vreinterpretq_u32_u8, vshlq_n_u16, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16, vzip1q_u16,
+    vzip2q_u16,
 };
 
 use super::Utf8PrefixPass;
@@ -114,25 +114,6 @@ fn lane_bits(mask: uint16x8_t) -> u32 {
     unsafe { vaddvq_u16(vandq_u16(mask, vld1q_u16(LANE_BITS.as_ptr()))) as u32 }
 }
 
-/// The UTF-8 bytes of four code units (in 32-bit lanes) as little-endian words,
-/// given which are below 0x80 and 0x800 (all-ones lanes): the twin of the x86_64
-/// kernels' `utf8_words`.
-#[inline(always)]
-fn utf8_words(units: uint32x4_t, below_0x80: uint32x4_t, below_0x800: uint32x4_t) -> uint32x4_t {
-    // SAFETY: register-only NEON operations (NEON is aarch64's baseline).
-    unsafe {
-        let low6 = vorrq_u32(vandq_u32(units, vdupq_n_u32(0x3F)), vdupq_n_u32(0x80));
-        let middle6 = vorrq_u32(vandq_u32(vshrq_n_u32::<6>(units), vdupq_n_u32(0x3F)), vdupq_n_u32(0x80));
-        let two = vorrq_u32(vorrq_u32(vshrq_n_u32::<6>(units), vdupq_n_u32(0xC0)), vshlq_n_u32::<8>(low6));
-        let three = vorrq_u32(
-            vorrq_u32(vshrq_n_u32::<12>(units), vdupq_n_u32(0xE0)),
-            vorrq_u32(vshlq_n_u32::<8>(middle6), vshlq_n_u32::<16>(low6)),
-        );
-        // ASCII where below 0x80, else two bytes where below 0x800, else three.
-        vbslq_u32(below_0x800, vbslq_u32(below_0x80, units, two), three)
-    }
-}
-
 /// Twin of [`super::scalar::block_to_utf8`]: eight code units that are not
 /// surrogates, as UTF-8 at the start of `out`; returns the bytes written (bytes
 /// after them in `out` may be overwritten).
@@ -158,28 +139,30 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
             vst1q_u8(ptr, vqtbl1q_u8(vreinterpretq_u8_u16(pairs), pack));
             return 16 - ascii.count_ones() as usize;
         }
-        let below_0x80 = vceqq_u16(vandq_u16(units, vdupq_n_u16(0xFF80)), vdupq_n_u16(0));
-        let below_0x800 = vceqq_u16(vandq_u16(units, vdupq_n_u16(0xF800)), vdupq_n_u16(0));
-        // Each unit's sequence as a little-endian word in a 32-bit lane, four a half.
-        let widen = |mask: uint16x8_t| (vmovl_u16(vget_low_u16(mask)), vmovl_high_u16(mask));
-        let (units_low, units_high) = widen(units);
-        let (ascii_low, ascii_high) = widen(below_0x80);
-        let (two_low, two_high) = widen(below_0x800);
-        // A widened all-ones u16 lane is 0x0000FFFF: spread it to the whole lane.
-        let spread = |lanes: uint32x4_t| vorrq_u32(lanes, vshlq_n_u32::<16>(lanes));
-        let words = [
-            utf8_words(units_low, spread(ascii_low), spread(two_low)),
-            utf8_words(units_high, spread(ascii_high), spread(two_high)),
-        ];
+        // Each unit's sequence as a little-endian word in a 32-bit lane, four a half:
+        // its first two bytes worked out in its 16-bit lane, its third (`trail`, of
+        // a three-byte unit) interleaved after them, as the x86_64 kernels do.
+        let trail = vorrq_u16(vandq_u16(units, vdupq_n_u16(0x3F)), vdupq_n_u16(0x80));
+        let middle = vorrq_u16(vandq_u16(vshrq_n_u16::<6>(units), vdupq_n_u16(0x3F)), vdupq_n_u16(0x80));
+        let three = vorrq_u16(vorrq_u16(vshrq_n_u16::<12>(units), vdupq_n_u16(0xE0)), vshlq_n_u16::<8>(middle));
+        let words = |firsts: uint16x8_t| {
+            [vreinterpretq_u8_u16(vzip1q_u16(firsts, trail)), vreinterpretq_u8_u16(vzip2q_u16(firsts, trail))]
+        };
         if vminvq_u16(units) >= 0x800 {
             // Eight three-byte sequences (the common case in CJK text): the three
             // low bytes of each lane, packed. Stores at 0 and 12.
             const PACK: [u8; 16] = [0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80];
             let pack = vld1q_u8(PACK.as_ptr());
-            vst1q_u8(ptr, vqtbl1q_u8(vreinterpretq_u8_u32(words[0]), pack));
-            vst1q_u8(ptr.add(12), vqtbl1q_u8(vreinterpretq_u8_u32(words[1]), pack));
+            let words = words(three);
+            vst1q_u8(ptr, vqtbl1q_u8(words[0], pack));
+            vst1q_u8(ptr.add(12), vqtbl1q_u8(words[1], pack));
             return 24;
         }
+        let below_0x80 = vceqq_u16(vandq_u16(units, vdupq_n_u16(0xFF80)), vdupq_n_u16(0));
+        let below_0x800 = vceqq_u16(vandq_u16(units, vdupq_n_u16(0xF800)), vdupq_n_u16(0));
+        // ASCII where below 0x80, else two bytes where below 0x800, else three.
+        let two = vorrq_u16(vorrq_u16(vshrq_n_u16::<6>(units), vdupq_n_u16(0xC0)), vshlq_n_u16::<8>(trail));
+        let words = words(vbslq_u16(below_0x800, vbslq_u16(below_0x80, units, two), three));
         // Any other mix (CJK text with its spaces and punctuation): each half packed
         // by the shuffle its lengths choose. Stores at 0 and at most 12.
         let ascii = lane_bits(below_0x80);
@@ -189,8 +172,8 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
         let at = UTF8_WORD_PACKS.lengths[first] as usize;
         let first_pack = vld1q_u8(UTF8_WORD_PACKS.shuffles[first].as_ptr());
         let second_pack = vld1q_u8(UTF8_WORD_PACKS.shuffles[second].as_ptr());
-        vst1q_u8(ptr, vqtbl1q_u8(vreinterpretq_u8_u32(words[0]), first_pack));
-        vst1q_u8(ptr.add(at), vqtbl1q_u8(vreinterpretq_u8_u32(words[1]), second_pack));
+        vst1q_u8(ptr, vqtbl1q_u8(words[0], first_pack));
+        vst1q_u8(ptr.add(at), vqtbl1q_u8(words[1], second_pack));
         at + UTF8_WORD_PACKS.lengths[second] as usize
     }
 }
