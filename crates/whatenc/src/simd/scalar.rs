@@ -1543,7 +1543,8 @@ pub(super) mod tests {
     /// second byte with the boundary values of the third, in each slot of the first
     /// two steps of runs of every length to 14 (cut by the end, or followed by ASCII);
     /// every second and third byte after the leads with bounds of their own (E0,
-    /// ED) and two others, in the first and the last slot of a step; at every start,
+    /// ED) and two others, in the first and the last slot of each of the first two
+    /// steps of five (one step of ten of the AVX2 twin); at every start,
     /// and with output that ends before a step's eight units.
     pub(in super::super) fn three_byte_run_cases(kernel: impl Fn(&[u8], &mut [u16], usize, usize) -> (usize, usize)) {
         let run: alloc::vec::Vec<u8> = "日本語の文字列、中文字符串，ภาษาไทย".bytes().collect();
@@ -1567,7 +1568,7 @@ pub(super) mod tests {
         }
         let mut src = run[..3 * 12].to_vec();
         for lead in [0xE0, 0xE1, 0xED, 0xEF] {
-            for slot in [0, 4] {
+            for slot in [0, 4, 5, 9] {
                 for second in 0..=255 {
                     for third in 0..=255 {
                         src[3 * slot..3 * slot + 3].copy_from_slice(&[lead, second, third]);
