@@ -699,9 +699,10 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 ///
 /// With SSSE3 (so on AVX2 machines too), the scalar pass is compiled for it and
 /// decodes runs of three-byte characters five at a step in one pass
-/// (`ssse3::three_byte_run`; NEON has a twin); such a run counts towards a hand-over
-/// once, and only when it is short (`LONG_RUN`), so that Chinese, Japanese and Thai
-/// text stays in the one pass, faster than the vector kernels' two. On every tier,
+/// (`ssse3::three_byte_run`; NEON has a twin, and the AVX2 steps one of ten
+/// characters a step, `avx2_utf8::three_byte_run`); such a run counts towards a
+/// hand-over once, and only when it is short (`LONG_RUN`), so that Chinese, Japanese
+/// and Thai text stays in the one pass, faster than the vector kernels' two. On every tier,
 /// runs of two-byte characters go four at a step in a 64-bit word
 /// ([`scalar::two_byte_run`]). whatenc's MB/s, rotating, `Intel Xeon` Cascade Lake,
 /// before → after (separate runs): AVX2 tier ja.txt 1178 → 1662, th.txt 1018 →
