@@ -24,7 +24,8 @@ use core::arch::aarch64::{
 use super::Utf8PrefixPass;
 use super::scalar::Runs;
 use super::shuffles::{
-    FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
+    FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, RUN_BITS, RUN_LEADS, RUN_SHAPE, RUN_SHAPE_MASK, RUN_TAILS,
+    TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
 };
 use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, Steps};
 
@@ -269,19 +270,6 @@ fn step(s: &str, read: usize, ascii: u32, ends: u32, dst: &mut [u16], written: u
         one_character(s, read, dst, written)
     }
 }
-
-/// The shape of five three-byte sequences in 16 bytes (lead E0 to EF, two
-/// continuation bytes), as a mask and the masked bytes, and the bits each gives.
-const RUN_SHAPE_MASK: [u8; 16] =
-    [0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0];
-const RUN_SHAPE: [u8; 16] =
-    [0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0];
-const RUN_BITS: [u8; 16] =
-    [0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0];
-/// Each character's two continuation bytes into a 16-bit lane (last byte low), and
-/// its lead byte into the high byte of another (`tbl` gives zero at 0xFF).
-const RUN_TAILS: [u8; 16] = [2, 1, 5, 4, 8, 7, 11, 10, 14, 13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF];
-const RUN_LEADS: [u8; 16] = [0xFF, 0, 0xFF, 3, 0xFF, 6, 0xFF, 9, 0xFF, 12, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF];
 
 /// Twin of [`super::scalar::three_byte_run`] and of the SSSE3 kernel's, with `tbl`
 /// for `pshufb`: decodes the longest run of whole, valid three-byte sequences at

@@ -24,13 +24,14 @@
 //! from the steps' loop, Czech text (no run) lost 7%: fewer of the loop's constants
 //! stayed in registers around the call.
 
+use super::shuffles::{RUN_BITS, RUN_LEADS, RUN_SHAPE, RUN_SHAPE_MASK, RUN_TAILS};
 use super::utf8_check::step_shows_error;
 use core::arch::x86_64::{
-    __m128i, __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm256_and_si256, _mm256_blendv_epi8, _mm256_castsi128_si256,
-    _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_cmpeq_epi16, _mm256_cmpgt_epi8, _mm256_cmpgt_epi16,
-    _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_maddubs_epi16,
-    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_set1_epi16, _mm256_setr_epi8, _mm256_setzero_si256,
-    _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_storeu_si256,
+    __m128i, __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm256_and_si256, _mm256_blendv_epi8,
+    _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi8, _mm256_cmpeq_epi16,
+    _mm256_cmpgt_epi8, _mm256_cmpgt_epi16, _mm256_cvtepu8_epi16, _mm256_extracti128_si256, _mm256_inserti128_si256,
+    _mm256_loadu_si256, _mm256_maddubs_epi16, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    _mm256_set1_epi16, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_storeu_si256,
 };
 
 /// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX2, and
@@ -240,31 +241,11 @@ const TEN_THREE_BYTE_LEADS: u32 = 0x0924_9249;
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn three_byte_run(bytes: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
-    #[rustfmt::skip]
-    let (shape_mask, shape, bits, tails, leads) = (
-        _mm256_setr_epi8(
-            -16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64, 0,
-            -16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64, 0,
-        ),
-        _mm256_setr_epi8(
-            -32, -128, -128, -32, -128, -128, -32, -128, -128, -32, -128, -128, -32, -128, -128, 0,
-            -32, -128, -128, -32, -128, -128, -32, -128, -128, -32, -128, -128, -32, -128, -128, 0,
-        ),
-        _mm256_setr_epi8(
-            15, 63, 63, 15, 63, 63, 15, 63, 63, 15, 63, 63, 15, 63, 63, 0,
-            15, 63, 63, 15, 63, 63, 15, 63, 63, 15, 63, 63, 15, 63, 63, 0,
-        ),
-        // The two continuation bytes of each character into a 16-bit lane (last
-        // byte low), and the lead byte into the high byte of another.
-        _mm256_setr_epi8(
-            2, 1, 5, 4, 8, 7, 11, 10, 14, 13, -1, -1, -1, -1, -1, -1,
-            2, 1, 5, 4, 8, 7, 11, 10, 14, 13, -1, -1, -1, -1, -1, -1,
-        ),
-        _mm256_setr_epi8(
-            -1, 0, -1, 3, -1, 6, -1, 9, -1, 12, -1, -1, -1, -1, -1, -1,
-            -1, 0, -1, 3, -1, 6, -1, 9, -1, 12, -1, -1, -1, -1, -1, -1,
-        ),
-    );
+    // The SSSE3 run's vectors in both 128-bit lanes.
+    // SAFETY: each array holds 16 readable bytes.
+    let load = |bytes: &[u8; 16]| unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(bytes.as_ptr().cast())) };
+    let (shape_mask, shape, bits) = (load(&RUN_SHAPE_MASK), load(&RUN_SHAPE), load(&RUN_BITS));
+    let (tails, leads) = (load(&RUN_TAILS), load(&RUN_LEADS));
     let (src, out) = (bytes.as_ptr(), dst.as_mut_ptr());
     while read + 32 <= bytes.len() && written + 16 <= dst.len() {
         // SAFETY: bytes `read` to `read + 31` are readable.

@@ -214,3 +214,22 @@ pub(crate) fn one_character(s: &str, read: usize, dst: &mut [u16], written: usiz
     };
     (len, super::scalar::utf8_to_utf16(&s[read..read + len], &mut dst[written..]))
 }
+
+/// The runs of three-byte characters five at a step (`ssse3::three_byte_run`, NEON's
+/// twin, and each 128-bit lane of the AVX2 one): the shape of five three-byte
+/// sequences in 16 bytes (lead E0 to EF, two continuation bytes), as a mask and the
+/// masked bytes, and the bits each byte gives.
+pub(super) const RUN_SHAPE_MASK: [u8; 16] =
+    [0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0xF0, 0xC0, 0xC0, 0];
+/// See [`RUN_SHAPE_MASK`].
+pub(super) const RUN_SHAPE: [u8; 16] =
+    [0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0xE0, 0x80, 0x80, 0];
+/// See [`RUN_SHAPE_MASK`].
+pub(super) const RUN_BITS: [u8; 16] =
+    [0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0x0F, 0x3F, 0x3F, 0];
+/// Each character's two continuation bytes into a 16-bit lane (last byte low), and
+/// its lead byte into the high byte of another (0xFF gives zero).
+pub(super) const RUN_TAILS: [u8; 16] = [2, 1, 5, 4, 8, 7, 11, 10, 14, 13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF];
+/// See [`RUN_TAILS`].
+pub(super) const RUN_LEADS: [u8; 16] =
+    [0xFF, 0, 0xFF, 3, 0xFF, 6, 0xFF, 9, 0xFF, 12, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF];

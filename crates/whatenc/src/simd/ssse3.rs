@@ -28,7 +28,10 @@ use core::arch::x86_64::{
 
 use super::Utf8PrefixPass;
 use super::scalar::Runs;
-use super::shuffles::{FALLBACK, PATTERNS, TWO_BYTE_PATTERNS, one_character, pattern_of_ends};
+use super::shuffles::{
+    FALLBACK, PATTERNS, RUN_BITS, RUN_LEADS, RUN_SHAPE, RUN_SHAPE_MASK, RUN_TAILS, TWO_BYTE_PATTERNS, one_character,
+    pattern_of_ends,
+};
 use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, Steps};
 
 /// Whether these kernels run: the cap on the tier ([`crate::tier`]) allows SSSE3,
@@ -413,14 +416,11 @@ pub(super) unsafe fn three_byte_run(
     // SAFETY (the block): the CPU has SSSE3 (the caller's precondition); the loads
     // and the store are checked slices of 16 bytes and 8 units.
     unsafe {
-        let shape_mask = _mm_setr_epi8(-16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64, 0);
-        let shape =
-            _mm_setr_epi8(-32, -128, -128, -32, -128, -128, -32, -128, -128, -32, -128, -128, -32, -128, -128, 0);
-        let bits = _mm_setr_epi8(15, 63, 63, 15, 63, 63, 15, 63, 63, 15, 63, 63, 15, 63, 63, 0);
+        let load = |bytes: &[u8; 16]| _mm_loadu_si128(bytes.as_ptr().cast::<__m128i>());
+        let (shape_mask, shape, bits) = (load(&RUN_SHAPE_MASK), load(&RUN_SHAPE), load(&RUN_BITS));
         // The two continuation bytes of each character into a 16-bit lane (last
         // byte low), and the lead byte into the high byte of another.
-        let tails = _mm_setr_epi8(2, 1, 5, 4, 8, 7, 11, 10, 14, 13, -1, -1, -1, -1, -1, -1);
-        let leads = _mm_setr_epi8(-1, 0, -1, 3, -1, 6, -1, 9, -1, 12, -1, -1, -1, -1, -1, -1);
+        let (tails, leads) = (load(&RUN_TAILS), load(&RUN_LEADS));
         while let (Some(block), Some(out)) = (src.get(read..read + 16), dst.get_mut(written..written + 8)) {
             let vector = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
             let shaped = _mm_cmpeq_epi8(_mm_and_si128(vector, shape_mask), shape);
