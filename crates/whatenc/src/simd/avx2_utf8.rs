@@ -24,6 +24,7 @@
 //! from the steps' loop, Czech text (no run) lost 7%: fewer of the loop's constants
 //! stayed in registers around the call.
 
+use super::scalar::three_byte_step_end;
 use super::shuffles::{RUN_BITS, RUN_LEADS, RUN_SHAPE, RUN_SHAPE_MASK, RUN_TAILS};
 use super::utf8_check::step_shows_error;
 use core::arch::x86_64::{
@@ -268,24 +269,24 @@ unsafe fn three_byte_run(bytes: &[u8], dst: &mut [u16], mut read: usize, mut wri
             _mm256_cmpeq_epi16(top, _mm256_setzero_si256()),
             _mm256_cmpeq_epi16(top, _mm256_set1_epi16(0xD800_u16 as i16)),
         )) as u32;
-        // The characters of each half before the first of the wrong shape (three
-        // bytes each), and before the first bad unit (two mask bits each). Each half
-        // stores eight units (the second only after a whole first, so that no store
-        // goes more than 8 units past the run).
-        let first = ((shaped & 0xFFFF).trailing_ones() / 3).min((bad & 0xFFFF).trailing_zeros() / 2) as usize;
+        // Each half as the SSSE3 step: the characters before the first of the wrong
+        // shape (three bytes each) and before the first bad unit (two mask bits
+        // each). Each half stores eight units (the second only after a whole first,
+        // so that no store goes more than 8 units past the run).
+        let (shaped_low, shaped_high) = ((shaped & 0xFFFF).trailing_ones() / 3, (shaped >> 16).trailing_ones() / 3);
+        let (good_low, good_high) = ((bad & 0xFFFF).trailing_zeros() / 2, (bad >> 16).trailing_zeros() / 2);
         // SAFETY: `written + 16 <= dst.len()`.
         unsafe { _mm_storeu_si128(out.add(written).cast(), _mm256_castsi256_si128(units)) };
-        if first < 5 {
-            return (read + 3 * first, written + first);
-        }
-        // SAFETY: `written + 16 <= dst.len()`.
-        unsafe { _mm_storeu_si128(out.add(written + 5).cast(), _mm256_extracti128_si256::<1>(units)) };
-        let second = ((shaped >> 16).trailing_ones() / 3).min((bad >> 16).trailing_zeros() / 2) as usize;
-        if second < 5 {
-            return (read + 15 + 3 * second, written + 5 + second);
-        }
-        read += 30;
-        written += 10;
+        (read, written) = match three_byte_step_end(shaped_low, good_low, read, written) {
+            Ok(next) => next,
+            Err(end) => return end,
+        };
+        // SAFETY: `written + 8 <= dst.len()` (five units more than at the check).
+        unsafe { _mm_storeu_si128(out.add(written).cast(), _mm256_extracti128_si256::<1>(units)) };
+        (read, written) = match three_byte_step_end(shaped_high, good_high, read, written) {
+            Ok(next) => next,
+            Err(end) => return end,
+        };
     }
     (read, written)
 }

@@ -952,9 +952,9 @@ pub(crate) fn block_to_utf8<const SSSE3: bool>(block: [u16; 8], out: &mut [u8; 3
         let below_0x800 = _mm_cmpeq_epi16(_mm_and_si128(units, _mm_set1_epi16(0xF800u16 as i16)), zero);
         let lead = _mm_or_si128(_mm_srli_epi16(units, 6), _mm_set1_epi16(0xC0));
         let trail = _mm_or_si128(_mm_and_si128(units, _mm_set1_epi16(0x3F)), _mm_set1_epi16(0x80));
+        // Lead and trail byte in each 16-bit lane.
+        let pairs = _mm_or_si128(lead, _mm_slli_epi16(trail, 8));
         if _mm_movemask_epi8(below_0x800) == 0xFFFF {
-            // Lead and trail byte in each 16-bit lane.
-            let pairs = _mm_or_si128(lead, _mm_slli_epi16(trail, 8));
             if _mm_movemask_epi8(below_0x80) == 0 {
                 // Eight two-byte sequences.
                 _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), pairs);
@@ -985,7 +985,6 @@ pub(crate) fn block_to_utf8<const SSSE3: bool>(block: [u16; 8], out: &mut [u8; 3
             store_three_byte_words([_mm_unpacklo_epi16(three, trail), _mm_unpackhi_epi16(three, trail)], out);
             return 24;
         }
-        let pairs = _mm_or_si128(lead, _mm_slli_epi16(trail, 8));
         let one_or_two = _mm_or_si128(_mm_and_si128(below_0x80, units), _mm_andnot_si128(below_0x80, pairs));
         let firsts = _mm_or_si128(_mm_and_si128(below_0x800, one_or_two), _mm_andnot_si128(below_0x800, three));
         let halves = [_mm_unpacklo_epi16(firsts, trail), _mm_unpackhi_epi16(firsts, trail)];
