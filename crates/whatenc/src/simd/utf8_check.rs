@@ -121,14 +121,30 @@ pub(super) const COPY_STEP: usize = 4;
 /// NEON's 16-byte vectors take the same path (not timed: no aarch64 machine here).
 const ALWAYS_AFTER: u32 = 3;
 
-/// Asks for the cache lines ahead of `pos` in `src` (x86_64's `prefetch_ahead`); on
-/// aarch64, nothing (its prefetch intrinsic is not stable).
+/// Asks for the cache lines `distance` bytes ahead of `pos` in `src` (x86_64's
+/// `prefetch_ahead`); on aarch64, nothing (its prefetch intrinsic is not stable).
 #[inline(always)]
-fn prefetch_ahead(src: &[u8], pos: usize, lines: usize) {
+fn prefetch_ahead(src: &[u8], pos: usize, distance: usize, lines: usize) {
     #[cfg(target_arch = "x86_64")]
-    super::x86_64::prefetch_ahead(src, pos, lines);
+    super::x86_64::prefetch_ahead(src, pos, distance, lines);
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (src, pos, lines);
+    let _ = (src, pos, distance, lines);
+}
+
+/// How far ahead the fused copy prefetches (x86_64's `PREFETCH_DISTANCE`).
+#[cfg(target_arch = "x86_64")]
+const COPY_PREFETCH_DISTANCE: usize = super::x86_64::PREFETCH_DISTANCE;
+#[cfg(not(target_arch = "x86_64"))]
+const COPY_PREFETCH_DISTANCE: usize = 0;
+
+/// How far ahead the check without the copy prefetches on this CPU (x86_64's
+/// `check_prefetch_distance`); elsewhere it does not.
+#[inline(always)]
+fn check_prefetch_distance() -> usize {
+    #[cfg(target_arch = "x86_64")]
+    return super::x86_64::check_prefetch_distance();
+    #[cfg(not(target_arch = "x86_64"))]
+    0
 }
 
 /// Whether the check without the copy prefetches through `len` bytes on this CPU
@@ -406,10 +422,12 @@ unsafe fn first_error<V: Bytes, const N: usize>(p: *const u8, out: *mut u8, bloc
 /// ASCII: then the next is likely ASCII too, and its sign bits go first. With
 /// `PREFETCH` (where [`prefetch_pays`], measured on Intel with the steps before the
 /// windows, not yet with them), each chunk read and each dense step ask for the
-/// lines ahead.
+/// lines `distance` bytes ahead.
 struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool> {
     /// Whether the last dense step was ASCII (did not have to be checked).
     ascii_before: bool,
+    /// How far ahead the prefetch asks, with `PREFETCH`.
+    distance: usize,
     vector: PhantomData<V>,
 }
 
@@ -426,7 +444,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V
     #[inline(always)]
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool {
         if PREFETCH {
-            prefetch_ahead(src, pos, 1);
+            prefetch_ahead(src, pos, self.distance, 1);
         }
         // SAFETY: the trait's contract: the chunk at `pos` is inside `src`, and the
         // CPU has `V`'s instructions (see the struct's doc).
@@ -470,7 +488,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V
     #[inline(always)]
     unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)> {
         if PREFETCH {
-            prefetch_ahead(src, pos, Self::DENSE_STEP / 64);
+            prefetch_ahead(src, pos, self.distance, Self::DENSE_STEP / 64);
         }
         let (base, mut open) = (src.as_ptr(), u32::from(open));
         // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE_STEP` is inside `src`,
@@ -542,7 +560,7 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
         // nor as windows over slices each then copied (BENCHMARKS.md, session 20).
         let mut checked_run = 0u32;
         while COPY && pos + COPY_N * block <= len {
-            prefetch_ahead(src, pos, COPY_N * block / 64);
+            prefetch_ahead(src, pos, COPY_PREFETCH_DISTANCE, COPY_N * block / 64);
             // SAFETY: `pos - 3 .. pos + COPY_N * LEN` is inside `src` (pos >= LEN), and
             // `dst` has room for `len` bytes; the CPU has `V`'s instructions.
             let checked = unsafe {
@@ -560,10 +578,12 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
             // precondition), which the kernels need.
             let (at, ends_open) = unsafe {
                 if prefetch_pays(len) {
-                    let mut kernel = Kernel::<V, DENSE_N, true> { ascii_before: false, vector: PhantomData };
+                    let distance = check_prefetch_distance();
+                    let mut kernel = Kernel::<V, DENSE_N, true> { ascii_before: false, distance, vector: PhantomData };
                     windows(&mut kernel, src, pos, RUN)
                 } else {
-                    let mut kernel = Kernel::<V, DENSE_N, false> { ascii_before: false, vector: PhantomData };
+                    let mut kernel =
+                        Kernel::<V, DENSE_N, false> { ascii_before: false, distance: 0, vector: PhantomData };
                     windows(&mut kernel, src, pos, RUN)
                 }
             }
