@@ -241,5 +241,6 @@ mod tests {
             BLOCK,
             |_, _| false,
         );
+        super::super::avx2_utf8::tests::check_every_bmp_character(|src, dst| unsafe { utf8_prefix_steps(src, dst) });
     }
 }
