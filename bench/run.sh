@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole benchmark and writes BENCHMARKS.md: bash bench/run.sh [--filter TEXT]
 # WHATENC_BENCH_MS and WHATENC_BENCH_REPS set the time per repetition and the count;
-# a case whose whatenc / encoding_rs is within 0.8–1.25 runs WHATENC_BENCH_CONFIRM
+# a case whose whatenc / encoding_rs is below 1.25 runs WHATENC_BENCH_CONFIRM
 # times as many again (default 2, 0 for none), the median taken over all;
 # WHATENC_BENCH_OUT the report's file (BENCHMARKS.md unless set; another file gets the
 # generated tables alone). `--rotate` measures with rotating inputs.

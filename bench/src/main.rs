@@ -138,11 +138,14 @@ fn measure_document(
     let string = &RefCell::new(String::with_capacity(bytes * 3 + 64));
     let utf16 = &RefCell::new(vec![0u16; bytes + 64]);
     let out = &RefCell::new(vec![0u8; out_len]);
-    // A case within a quarter of 1.0 either way, whatenc / encoding_rs, which a noisy
-    // repetition could turn: it runs more repetitions (see `Settings::confirm`).
+    // A case below 1.25, whatenc / encoding_rs, which a noisy repetition could have
+    // put on the wrong side of 1.0, or below it by much (a loss worth a second look):
+    // it runs more repetitions (see `Settings::confirm`). From 0.8 up only, a case
+    // of one noisy repetition at 0.69 went into the table unconfirmed (the AVX2
+    // tier's fr.txt short pieces → `String`, 1.31 and 1.37 when measured again).
     let close = |medians: &[(&str, f64)]| {
         let rate = |name| medians.iter().find(|(n, _)| *n == name).map(|&(_, rate)| rate);
-        rate(WHATENC).zip(rate(ENCODING_RS)).is_some_and(|(ours, theirs)| (0.8..=1.25).contains(&(ours / theirs)))
+        rate(WHATENC).zip(rate(ENCODING_RS)).is_some_and(|(ours, theirs)| ours / theirs < 1.25)
     };
     let mut measure = |op: Op, input_len: usize, mut candidates: Vec<Candidate<'_>>| {
         if only.is_some_and(|only| !op.name().contains(only)) {
@@ -590,7 +593,7 @@ fn report(settings: &Settings, results: &Results) -> String {
         "- Method: the implementations of a case are measured interleaved: in each of {} \
          repetitions, each runs in turn for {} ms of the thread's CPU time, the one that \
          starts rotating from repetition to repetition; where whatenc / encoding_rs came out \
-         within 0.8–1.25, {} more repetitions follow; the median of all is shown, in MB/s of \
+         below 1.25, {} more repetitions follow; the median of all is shown, in MB/s of \
          input. Ratio = whatenc / encoding_rs (default build).\n",
         settings.repetitions,
         settings.duration.as_millis(),
