@@ -204,9 +204,9 @@ unsafe fn steps(
         // units of the first and third eight are in `units_low`'s 128-bit lanes, of
         // the second and fourth in `units_high`'s.
         let kept = [taken & 0xFF, (taken >> 8) & 0xFF, (taken >> 16) & 0xFF, taken >> 24].map(|k| k as usize);
-        // SAFETY: the rows of the table have 16 bytes; the last store starts at most
-        // 24 units past `written` and `dst` has room for 34 from there; the CPU has
-        // AVX2 and POPCNT.
+        // SAFETY: the rows of the table have 16 bytes; `dst` has room for 34 units
+        // from `written` (see above), and the last store of 8 starts at most 24 units
+        // past it; the CPU has AVX2 and POPCNT.
         unsafe {
             let row = |k: usize| _mm_loadu_si128(UNIT_SHUFFLES[k].as_ptr().cast());
             let low = _mm256_shuffle_epi8(
