@@ -28,6 +28,20 @@ pub(super) trait Bytes: Copy {
     unsafe fn load(p: *const u8) -> Self;
     /// Stores the vector as `LEN` bytes at `p`.
     unsafe fn store(self, p: *mut u8);
+    /// [`Bytes::store`] as a volatile write, which the compiler keeps as it is. Blocks
+    /// loaded and stored in order, sixteen of 16 bytes in [`step`]'s one pass, were
+    /// otherwise merged into a call to `memcpy` of 256 bytes, after which every
+    /// vector register (the tables, the constants) was loaded again.
+    #[inline(always)]
+    unsafe fn store_kept(self, p: *mut u8) {
+        /// The vector at any address (its own alignment is its size).
+        #[repr(C, packed)]
+        struct Unaligned<V>(V);
+        debug_assert_eq!(size_of::<Self>(), Self::LEN);
+        // SAFETY: the trait's contract: `LEN` writable bytes at `p` (the vector's
+        // size), which the packed type writes at any alignment.
+        unsafe { core::ptr::write_volatile(p.cast::<Unaligned<Self>>(), Unaligned(self)) }
+    }
     /// All zeros.
     unsafe fn zero() -> Self;
     /// `byte` in every lane.
@@ -119,6 +133,17 @@ pub(super) const COPY_STEP: usize = 4;
 /// (as the check alone switches) English text lost 12% (en.txt 2.75 → 3.09 µs); AVX2's
 /// steps of 32-byte vectors gained 1–3% on dense text and lost as much elsewhere.
 /// NEON's 16-byte vectors take the same path (not timed: no aarch64 machine here).
+///
+/// Those one-pass steps are `DENSE_N` blocks long (256 bytes), as the check alone's
+/// dense steps, with their stores kept as written ([`Bytes::store_kept`]): SSSE3
+/// UTF-8 → `String` of dense text 11–14% less time (µs, rotating, `AMD EPYC` Zen 1:
+/// ja.txt 7.69 → 6.84, ko.txt 4.78 → 4.20, ar.txt 5.51 → 4.83, ru.txt 28.5 → 24.9,
+/// de.txt 19.1 → 16.6, th.txt 44.4 → 39.4, ru.html 153 → 134; en.txt 5.2 either
+/// way), where encoding_rs (simdutf8's AVX2 kernel, then a copy) took 7.0, 4.3, 4.9,
+/// 29.1, 19.6, 45.8, 164. Steps of 256 bytes with plain stores gained 3–6% on dense
+/// text but cost text with an error every 2 KB 12% (ja.txt, zh_cn.txt, th.txt): the
+/// compiler made their stores a call to `memcpy`. Steps of 128 bytes with the
+/// stores kept lost 5–10% on dense text.
 const ALWAYS_AFTER: u32 = 3;
 
 /// Asks for the cache lines `distance` bytes ahead of `pos` in `src` (x86_64's
@@ -292,15 +317,22 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
             for i in 0..N {
                 last = V::load(p.add(i * V::LEN));
                 if COPY {
-                    last.store(dst.add(pos + i * V::LEN));
+                    last.store_kept(dst.add(pos + i * V::LEN));
                 }
                 all = all.or(last);
                 errors = errors.or(block_errors(p.add(i * V::LEN), last));
             }
             if !errors.is_zero() {
                 if COPY {
-                    let blocks: [V; N] = core::array::from_fn(|i| V::load(p.add(i * V::LEN)));
-                    return Err(pos + first_error(p, dst.add(pos), &blocks));
+                    // Every block is stored: the first error's place (see
+                    // `first_error`), from the blocks loaded again.
+                    for i in 0..N {
+                        let q = p.add(i * V::LEN);
+                        let errors = block_errors(q, V::load(q));
+                        if !errors.is_zero() {
+                            return Err(pos + i * V::LEN + errors.first_nonzero());
+                        }
+                    }
                 }
                 return Err(pos);
             }
@@ -556,10 +588,22 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
             }
         }
         pos = block;
-        // With the copy, one step size: it measured no faster in two modes of steps,
+        // With the copy, no windows: it measured no faster in two modes of steps,
         // nor as windows over slices each then copied (BENCHMARKS.md, session 20).
+        // Steps of `COPY_N` blocks, and the one-pass steps of 16-byte vectors as long
+        // as the dense steps of the check alone (see `ALWAYS_AFTER`).
         let mut checked_run = 0u32;
         while COPY && pos + COPY_N * block <= len {
+            if V::LEN == 16 && checked_run >= ALWAYS_AFTER && pos + DENSE_N * block <= len {
+                // One pass, as long as the check's dense steps.
+                prefetch_ahead(src, pos, COPY_PREFETCH_DISTANCE, DENSE_N * block / 64);
+                // SAFETY: `pos - 3 .. pos + DENSE_N * LEN` is inside `src` (pos >= LEN),
+                // and `dst` has room for `len` bytes; the CPU has `V`'s instructions.
+                let checked = unsafe { step::<V, DENSE_N, COPY, true>(base, dst, pos, &mut open) }?;
+                checked_run = if checked { checked_run + 1 } else { 0 };
+                pos += DENSE_N * block;
+                continue;
+            }
             prefetch_ahead(src, pos, COPY_PREFETCH_DISTANCE, COPY_N * block / 64);
             // SAFETY: `pos - 3 .. pos + COPY_N * LEN` is inside `src` (pos >= LEN), and
             // `dst` has room for `len` bytes; the CPU has `V`'s instructions.
