@@ -135,15 +135,21 @@ pub(super) const COPY_STEP: usize = 4;
 /// NEON's 16-byte vectors take the same path (not timed: no aarch64 machine here).
 ///
 /// Those one-pass steps are `DENSE_N` blocks long (256 bytes), as the check alone's
-/// dense steps, with their stores kept as written ([`Bytes::store_kept`]): SSSE3
-/// UTF-8 → `String` of dense text 11–14% less time (µs, rotating, `AMD EPYC` Zen 1:
-/// ja.txt 7.69 → 6.84, ko.txt 4.78 → 4.20, ar.txt 5.51 → 4.83, ru.txt 28.5 → 24.9,
-/// de.txt 19.1 → 16.6, th.txt 44.4 → 39.4, ru.html 153 → 134; en.txt 5.2 either
-/// way), where encoding_rs (simdutf8's AVX2 kernel, then a copy) took 7.0, 4.3, 4.9,
-/// 29.1, 19.6, 45.8, 164. Steps of 256 bytes with plain stores gained 3–6% on dense
-/// text but cost text with an error every 2 KB 12% (ja.txt, zh_cn.txt, th.txt): the
-/// compiler made their stores a call to `memcpy`. Steps of 128 bytes with the
-/// stores kept lost 5–10% on dense text.
+/// dense steps; with the copy, each is checked first, then loaded again from L1 and
+/// stored, its stores kept as written ([`Bytes::store_kept`]), so that nothing is
+/// stored past the first error's block. SSSE3 UTF-8 → `String`, 4–8% less time
+/// than steps of 128 bytes stored as they were checked (µs, rotating, `AMD EPYC` Zen
+/// 1: ja.txt 7.73 → 7.34, ko.txt 4.79 → 4.59, ar.txt 5.47 → 5.23, ru.txt 28.2 →
+/// 27.0, de.txt 19.5 → 17.9, th.txt 44.2 → 42.6, ru.html 153 → 144; en.txt 5.1 either
+/// way; encoding_rs, simdutf8's AVX2 kernel then a copy: 7.0, 4.3, 4.9, 28.8, 20.1,
+/// 45.7, 166). Those steps had stored each block as it was checked, and an error
+/// that starts in the three bytes before a step (shown by its first block) left
+/// stores up to 131 bytes past the valid text, three more than
+/// [`super::utf8_out::SCRATCH`] (`same_as_twins` now tests the bound). Stored as
+/// checked, steps of 256 bytes took 6.8 µs on ja.txt but stored up to 259 bytes
+/// past; with the errors tested every four blocks (67 past), 7.8–8.3; with seven
+/// blocks stored as checked and the rest after the test (115 past), 7.9; with plain
+/// stores the compiler made the sixteen stores a call to `memcpy`.
 const ALWAYS_AFTER: u32 = 3;
 
 /// Asks for the cache lines `distance` bytes ahead of `pos` in `src` (x86_64's
@@ -294,9 +300,9 @@ unsafe fn block_errors<V: Bytes>(p: *const u8, bytes: V) -> V {
 /// no branch (an ASCII block shows no error): SSSE3 validation of dense text +30%
 /// (ja.txt, ru.txt 4.65 → 6.1 GB/s, rotating, `Intel Xeon` Cascade Lake), where the
 /// same for AVX2's eight blocks of 32 bytes cost English text 10% (its ASCII dense
-/// steps were checked) for +4–9% on dense text. With `COPY` too, each block is
-/// stored as it is checked (see [`ALWAYS_AFTER`]); an error then finds its place
-/// from the blocks loaded again.
+/// steps were checked) for +4–9% on dense text. With `COPY` too, the blocks are
+/// loaded again and stored once the step shows no error, or up to the first error's
+/// block, which places it (see [`ALWAYS_AFTER`]).
 ///
 /// # Safety
 /// `pos - 3 .. pos + N * LEN` must be inside `src`, and with `COPY` inside `dst` too;
@@ -316,25 +322,32 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
             let (mut all, mut errors, mut last) = (V::zero(), V::zero(), V::zero());
             for i in 0..N {
                 last = V::load(p.add(i * V::LEN));
-                if COPY {
-                    last.store_kept(dst.add(pos + i * V::LEN));
-                }
                 all = all.or(last);
                 errors = errors.or(block_errors(p.add(i * V::LEN), last));
             }
             if !errors.is_zero() {
                 if COPY {
-                    // Every block is stored: the first error's place (see
-                    // `first_error`), from the blocks loaded again.
+                    // The blocks up to the first error's stored: its place (see
+                    // `first_error`).
                     for i in 0..N {
                         let q = p.add(i * V::LEN);
-                        let errors = block_errors(q, V::load(q));
+                        let bytes = V::load(q);
+                        bytes.store_kept(dst.add(pos + i * V::LEN));
+                        let errors = block_errors(q, bytes);
                         if !errors.is_zero() {
                             return Err(pos + i * V::LEN + errors.first_nonzero());
                         }
                     }
                 }
                 return Err(pos);
+            }
+            if COPY {
+                // Checked, then stored (loaded again from L1): a store before the
+                // test could land up to a step past the valid text, further than
+                // `utf8_out::SCRATCH`.
+                for i in 0..N {
+                    V::load(p.add(i * V::LEN)).store_kept(dst.add(pos + i * V::LEN));
+                }
             }
             let checked = (u32::from(all.any_high()) | *open) != 0;
             *open = u32::from(!closed(last));
@@ -597,8 +610,9 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
         // as the dense steps of the check alone (see `ALWAYS_AFTER`).
         // A call whose first block is not ASCII starts in the one-pass steps: a call
         // after an error in dense text (SSSE3, UTF-8 with an error every 2 KB →
-        // `String`: ja.txt 13.98 → 12.49 µs, zh_cn.txt 12.97 → 11.72, ru.txt 47.8 →
-        // 42.6, rotating, `AMD EPYC` Zen 1; English and the pages the same).
+        // `String`, with the steps of `ALWAYS_AFTER`, against neither: ja.txt 13.0 →
+        // 12.6 µs, th.txt 73.9 → 71.4, ru.txt 46.5 → 44.7, en.txt 13.4 → 11.9,
+        // rotating, `AMD EPYC` Zen 1).
         let mut checked_run = if first_high { ALWAYS_AFTER } else { 0 };
         while COPY && pos + COPY_N * block <= len {
             if V::LEN == 16 && checked_run >= ALWAYS_AFTER && pos + DENSE_N * block <= len {
@@ -1109,6 +1123,14 @@ pub(super) mod tests {
             // SAFETY: the kernel wrote (or the fill left) every byte.
             let copied: Vec<u8> = out[..expected].iter().map(|b| unsafe { b.assume_init() }).collect();
             assert_eq!(copied, &bytes[..expected]);
+            // Nothing stored further than `SCRATCH` past the valid prefix (what
+            // `utf8_out` zeroes to keep a `str` valid).
+            // SAFETY: as above.
+            let stored = out.iter().rposition(|b| unsafe { b.assume_init() } != 0xAA).map_or(0, |i| i + 1);
+            assert!(
+                stored <= expected + super::super::utf8_out::SCRATCH,
+                "stored to {stored}, valid {expected}: {bytes:02X?}"
+            );
             let mut twin = vec![MaybeUninit::new(0u8); bytes.len() + 1];
             assert_eq!(scalar::copy_valid_utf8_prefix(bytes, &mut twin), expected);
             // A destination shorter than the input.
