@@ -327,17 +327,7 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
             }
             if !errors.is_zero() {
                 if COPY {
-                    // The blocks up to the first error's stored: its place (see
-                    // `first_error`).
-                    for i in 0..N {
-                        let q = p.add(i * V::LEN);
-                        let bytes = V::load(q);
-                        bytes.store_kept(dst.add(pos + i * V::LEN));
-                        let errors = block_errors(q, bytes);
-                        if !errors.is_zero() {
-                            return Err(pos + i * V::LEN + errors.first_nonzero());
-                        }
-                    }
+                    return Err(pos + first_error::<V, N>(p, dst.add(pos)));
                 }
                 return Err(pos);
             }
@@ -367,7 +357,7 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
                 errors = errors.or(block_errors(p.add(i * V::LEN), block));
             }
             if !errors.is_zero() {
-                return Err(if COPY { pos + first_error(p, dst.add(pos), &blocks) } else { pos });
+                return Err(if COPY { pos + first_error::<V, N>(p, dst.add(pos)) } else { pos });
             }
             *open = u32::from(!closed(blocks[N - 1]));
         }
@@ -439,17 +429,18 @@ pub(super) unsafe fn error_after<V: Bytes>(src: &[u8], at: usize) -> usize {
 /// three bytes before, so that [`valid_up_to_from`] finds it in a few bytes rather
 /// than from the start of the step (en.txt as windows-1252 taken for UTF-8 →
 /// `String`, 70 errors in 64 KB: AVX-512 4.61 → 3.60 µs, AVX2 4.48 → 3.85, rotating,
-/// `AMD EPYC` Zen 4). The blocks up to that one are stored at `out`: more than the
-/// bytes before the error, all of them inside the output.
+/// `AMD EPYC` Zen 4). The blocks up to that one are loaded again (from L1) and stored
+/// at `out`: more than the bytes before the error, all of them inside the output.
 ///
 /// # Safety
 /// As [`step`]'s: `p - 3 .. p + N * LEN` readable, `out .. out + N * LEN` writable,
 /// and the CPU has `V`'s instructions.
 #[inline(always)]
-unsafe fn first_error<V: Bytes, const N: usize>(p: *const u8, out: *mut u8, blocks: &[V; N]) -> usize {
-    for (i, &block) in blocks.iter().enumerate() {
+unsafe fn first_error<V: Bytes, const N: usize>(p: *const u8, out: *mut u8) -> usize {
+    for i in 0..N {
         // SAFETY: the caller's precondition.
         unsafe {
+            let block = V::load(p.add(i * V::LEN));
             block.store(out.add(i * V::LEN));
             let errors = block_errors(p.add(i * V::LEN), block);
             if !errors.is_zero() {
