@@ -14,11 +14,11 @@
 
 use core::arch::aarch64::{
     uint8x16_t, uint16x8_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vceqq_u8, vceqq_u16,
-    vcltq_s8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8, vget_high_u8,
-    vget_low_u8, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_u8, vmovn_u32, vorrq_u8,
-    vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpretq_s8_u8, vreinterpretq_u8_u16, vreinterpretq_u16_u8,
-    vreinterpretq_u32_u8, vshlq_n_u16, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16, vzip1q_u16,
-    vzip2q_u16,
+    vcltq_s8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8, vextq_u8,
+    vget_high_u8, vget_low_u8, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_u8,
+    vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpretq_s8_u8, vreinterpretq_u8_u16,
+    vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16,
+    vzip1q_u16, vzip2q_u16,
 };
 
 use super::Utf8PrefixPass;
@@ -76,6 +76,10 @@ impl Bytes for uint8x16_t {
     unsafe fn lookup(self, indexes: Self) -> Self {
         // `tbl`, as `pshufb`: the indexes are nibbles, inside the 16 entries.
         unsafe { vqtbl1q_u8(self, indexes) }
+    }
+    #[inline(always)]
+    unsafe fn next_window(self, next: Self) -> Self {
+        unsafe { vextq_u8::<1>(self, next) }
     }
     #[inline(always)]
     unsafe fn any_high(self) -> bool {
@@ -404,6 +408,13 @@ mod tests {
     #[test]
     fn neon_check_matches_twins() {
         sixteen_byte_checks(same, THOROUGH);
+    }
+
+    /// `next_window` (`ext`) against the bytes it is made of.
+    #[test]
+    fn next_window_moves_one_byte() {
+        // SAFETY: NEON is aarch64's baseline.
+        unsafe { super::super::utf8_check::tests::next_window_moves_one_byte::<core::arch::aarch64::uint8x16_t>() }
     }
 
     /// Runs of three-byte characters against the scalar twin (see

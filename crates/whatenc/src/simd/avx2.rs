@@ -733,6 +733,26 @@ mod tests {
         same_as_twins(bytes, copy, &CHECKS);
     }
 
+    /// `next_window` (the trait's default, through memory) against the bytes it is
+    /// made of.
+    #[test]
+    fn next_window_moves_one_byte() {
+        if !cpu_has() {
+            return;
+        }
+        /// The test with AVX2 enabled.
+        ///
+        /// # Safety
+        /// The CPU must have AVX2.
+        #[target_feature(enable = "avx2")]
+        unsafe fn with_avx2() {
+            // SAFETY: this function enables AVX2, which the caller's CPU has.
+            unsafe { super::super::utf8_check::tests::next_window_moves_one_byte::<__m256i>() }
+        }
+        // SAFETY: the CPU has AVX2 (checked above).
+        unsafe { with_avx2() }
+    }
+
     /// Every byte pair (and every lone byte) at the offsets around the first block,
     /// every block boundary of the first two groups and of the single-block loop after
     /// them, and the tail, in inputs that end there or run on.

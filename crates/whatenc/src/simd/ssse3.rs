@@ -20,10 +20,10 @@
 //! is compiled for SSSE3 with it ([`Utf8Prefix`]).
 
 use core::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmplt_epi8, _mm_loadu_si128,
-    _mm_maddubs_epi16, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8,
-    _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_srli_epi32, _mm_storeu_si128,
-    _mm_subs_epu8, _mm_unpackhi_epi8, _mm_unpacklo_epi8, _mm_xor_si128,
+    __m128i, _mm_alignr_epi8, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmplt_epi8,
+    _mm_loadu_si128, _mm_maddubs_epi16, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32,
+    _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_srli_epi32,
+    _mm_storeu_si128, _mm_subs_epu8, _mm_unpackhi_epi8, _mm_unpacklo_epi8, _mm_xor_si128,
 };
 
 use super::Utf8PrefixPass;
@@ -96,6 +96,10 @@ impl Bytes for __m128i {
     #[inline(always)]
     unsafe fn lookup(self, indexes: Self) -> Self {
         unsafe { _mm_shuffle_epi8(self, indexes) }
+    }
+    #[inline(always)]
+    unsafe fn next_window(self, next: Self) -> Self {
+        unsafe { _mm_alignr_epi8::<1>(next, self) }
     }
     #[inline(always)]
     unsafe fn any_high(self) -> bool {
@@ -523,6 +527,25 @@ pub(super) mod tests {
             return;
         }
         sixteen_byte_checks(same, THOROUGH);
+    }
+
+    /// `next_window` (`palignr`) against the bytes it is made of.
+    #[test]
+    fn next_window_moves_one_byte() {
+        if !cpu_has() {
+            return;
+        }
+        /// The test with SSSE3 enabled.
+        ///
+        /// # Safety
+        /// The CPU must have SSSE3.
+        #[target_feature(enable = "ssse3")]
+        unsafe fn with_ssse3() {
+            // SAFETY: this function enables SSSE3, which the caller's CPU has.
+            unsafe { super::super::utf8_check::tests::next_window_moves_one_byte::<core::arch::x86_64::__m128i>() }
+        }
+        // SAFETY: the CPU has SSSE3 (checked above).
+        unsafe { with_ssse3() }
     }
 
     /// The check with the prefetch and without (see `with_and_without_the_prefetch`).
