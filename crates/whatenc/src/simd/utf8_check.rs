@@ -28,20 +28,6 @@ pub(super) trait Bytes: Copy {
     unsafe fn load(p: *const u8) -> Self;
     /// Stores the vector as `LEN` bytes at `p`.
     unsafe fn store(self, p: *mut u8);
-    /// [`Bytes::store`] as a volatile write, which the compiler keeps as it is. Blocks
-    /// loaded and stored in order, sixteen of 16 bytes in [`step`]'s one pass, were
-    /// otherwise merged into a call to `memcpy` of 256 bytes, after which every
-    /// vector register (the tables, the constants) was loaded again.
-    #[inline(always)]
-    unsafe fn store_kept(self, p: *mut u8) {
-        /// The vector at any address (its own alignment is its size).
-        #[repr(C, packed)]
-        struct Unaligned<V>(V);
-        debug_assert_eq!(size_of::<Self>(), Self::LEN);
-        // SAFETY: the trait's contract: `LEN` writable bytes at `p` (the vector's
-        // size), which the packed type writes at any alignment.
-        unsafe { core::ptr::write_volatile(p.cast::<Unaligned<Self>>(), Unaligned(self)) }
-    }
     /// All zeros.
     unsafe fn zero() -> Self;
     /// `byte` in every lane.
@@ -151,8 +137,8 @@ pub(super) const COPY_STEP: usize = 4;
 ///
 /// Those one-pass steps are `DENSE_N` blocks long (256 bytes), as the check alone's
 /// dense steps; with the copy, each is checked first, then loaded again from L1 and
-/// stored, its stores kept as written ([`Bytes::store_kept`]), so that nothing is
-/// stored past the first error's block. SSSE3 UTF-8 → `String`, 4–8% less time
+/// stored (two blocks a turn: see [`step`]), so that nothing is stored past the
+/// first error's block. SSSE3 UTF-8 → `String`, 4–8% less time
 /// than steps of 128 bytes stored as they were checked (µs, rotating, `AMD EPYC` Zen
 /// 1: ja.txt 7.73 → 7.34, ko.txt 4.79 → 4.59, ar.txt 5.47 → 5.23, ru.txt 28.2 →
 /// 27.0, de.txt 19.5 → 17.9, th.txt 44.2 → 42.6, ru.html 153 → 144; en.txt 5.1 either
@@ -163,8 +149,9 @@ pub(super) const COPY_STEP: usize = 4;
 /// [`super::utf8_out::SCRATCH`] (`same_as_twins` now tests the bound). Stored as
 /// checked, steps of 256 bytes took 6.8 µs on ja.txt but stored up to 259 bytes
 /// past; with the errors tested every four blocks (67 past), 7.8–8.3; with seven
-/// blocks stored as checked and the rest after the test (115 past), 7.9; with plain
-/// stores the compiler made the sixteen stores a call to `memcpy`.
+/// blocks stored as checked and the rest after the test (115 past), 7.9. (These
+/// figures are from session 33, whose stores after the test were volatile writes
+/// that went through the stack; stored in pairs, ja.txt takes 6.1 µs: see [`step`].)
 const ALWAYS_AFTER: u32 = 3;
 
 /// Asks for the cache lines `distance` bytes ahead of `pos` in `src` (x86_64's
@@ -426,9 +413,22 @@ unsafe fn step<V: Bytes, const N: usize, const COPY: bool, const ALWAYS: bool>(
             if COPY {
                 // Checked, then stored (loaded again from L1): a store before the
                 // test could land up to a step past the valid text, further than
-                // `utf8_out::SCRATCH`.
-                for i in 0..N {
-                    V::load(p.add(i * V::LEN)).store_kept(dst.add(pos + i * V::LEN));
+                // `utf8_out::SCRATCH`. Two blocks a turn: a loop of a load and a
+                // store a block the compiler turns into a call to `memcpy` (after
+                // which every vector register is loaded again), and the volatile
+                // writes that had kept the stores (session 33) went through the
+                // stack, a store and a load more a block. SSSE3 → `String`, µs,
+                // rotating, `AMD EPYC` Zen 1, volatile writes → pairs (encoding_rs):
+                // ja.txt 7.11 → 6.08 (6.90), ko.txt 4.40 → 3.81 (4.23), ar.txt 5.08
+                // → 4.35 (4.87), ru.txt 26.1 → 22.6 (27.6), he.txt 10.8 → 9.3
+                // (10.7), fr.txt 33.8 → 30.7 (35.2), zh_tw.html 72.9 → 67.6 (77.4).
+                let out = dst.add(pos);
+                let mut i = 0;
+                while i + 2 <= N {
+                    let (a, b) = (V::load(p.add(i * V::LEN)), V::load(p.add((i + 1) * V::LEN)));
+                    b.store(out.add((i + 1) * V::LEN));
+                    a.store(out.add(i * V::LEN));
+                    i += 2;
                 }
             }
             let checked = (u32::from(all.any_high()) | *open) != 0;
