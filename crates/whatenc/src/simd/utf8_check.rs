@@ -131,9 +131,13 @@ pub(super) const COPY_STEP: usize = 4;
 /// 16-byte vectors is checked and stored in one pass ([`step`]'s `ALWAYS`): SSSE3
 /// UTF-8 → `String` of dense text 2–6% faster (ru.txt 13.5 → 13.3 µs, fr.txt 17.4 →
 /// 16.4, ko.txt 2.35 → 2.26, rotating, `AMD EPYC` Zen 4). After one checked step
-/// (as the check alone switches) English text lost 12% (en.txt 2.75 → 3.09 µs); AVX2's
-/// steps of 32-byte vectors gained 1–3% on dense text and lost as much elsewhere.
-/// NEON's 16-byte vectors take the same path (not timed: no aarch64 machine here).
+/// (as the check alone switches) English text lost 12% (en.txt 2.75 → 3.09 µs).
+/// AVX2's 32-byte vectors take them too since their stores go in pairs (see
+/// [`step`]): UTF-8 → `String`, µs, rotating, `AMD EPYC` Zen 1, ja.txt 6.6 → 5.9,
+/// ko.txt 4.0 → 3.6, ru.txt 24.0 → 22.1, cs.txt 10.0 → 8.9, th.txt 39.4 → 35.5,
+/// en.html 82.8 → 76.1, ru.html 128 → 124; en.txt and de.html within 3% either way
+/// (with the volatile writes before, 5–15% slower). NEON's 16-byte vectors take the
+/// same path (not timed: no aarch64 machine here).
 ///
 /// Those one-pass steps are `DENSE_N` blocks long (256 bytes), as the check alone's
 /// dense steps; with the copy, each is checked first, then loaded again from L1 and
@@ -304,7 +308,7 @@ unsafe fn errors_of<V: Bytes>(p: *const u8, prev1: V, prev1_high: V, own_high: V
 
 /// [`block_errors`] of the `N` blocks at `p`, ORed; with a sample of the bytes for
 /// whether the step is ASCII (the byte before it, the middle block and the last:
-/// see below), and the last block. For [`step`]'s one pass of 16-byte vectors.
+/// see below), and the last block. For [`step`]'s one pass.
 ///
 /// That loop is bound by how many vector instructions it issues (four a cycle on
 /// `AMD EPYC` Zen 1, loads and register copies included; SSE has no three-operand
@@ -322,6 +326,9 @@ unsafe fn errors_of<V: Bytes>(p: *const u8, prev1: V, prev1_high: V, own_high: V
 ///   instruction a block, 7.1 cycles a block against 6.9). It only chooses the mode
 ///   of the next step, which checks what it has to either way.
 ///
+/// Other vectors (AVX2's, in the fused copy) check each block as they load it:
+/// their `next_window` would cross 128-bit lanes.
+///
 /// SSSE3 validation of 32 KB of Japanese text in L2, 7.3 → 6.9 cycles per 16 bytes;
 /// rotating, µs, before → after (encoding_rs, which runs simdutf8's AVX2 kernel):
 /// validation ja.txt 6.02 → 5.70 (5.79), ko.txt 3.74 → 3.57 (3.56), zh_cn.txt 5.68 →
@@ -338,6 +345,17 @@ unsafe fn one_pass_errors<V: Bytes, const N: usize>(p: *const u8) -> (V, V, V) {
     // SAFETY: the caller's precondition: each load is inside `p - 3 .. p + N * LEN`
     // (the `prev1` of the block after `i` ends at `p + (i + 2) * LEN - 1`, for `i + 1 < N`).
     unsafe {
+        if V::LEN != 16 {
+            let mut errors = V::zero();
+            for i in 0..N - 1 {
+                errors = errors.or(block_errors(p.add(i * V::LEN), V::load(p.add(i * V::LEN))));
+            }
+            let q = p.add((N - 1) * V::LEN);
+            let last = V::load(q);
+            errors = errors.or(block_errors(q, last));
+            let all = V::load(p.sub(1)).or(V::load(p.add(N / 2 * V::LEN))).or(last);
+            return (all, errors, last);
+        }
         let mut prev1 = V::load(p.sub(1));
         let mut prev1_high = prev1.high_nibbles();
         let first = prev1;
@@ -384,9 +402,9 @@ unsafe fn one_pass_errors<V: Bytes, const N: usize>(p: *const u8) -> (V, V, V) {
 /// no branch (an ASCII block shows no error): SSSE3 validation of dense text +30%
 /// (ja.txt, ru.txt 4.65 → 6.1 GB/s, rotating, `Intel Xeon` Cascade Lake), where the
 /// same for AVX2's eight blocks of 32 bytes cost English text 10% (its ASCII dense
-/// steps were checked) for +4–9% on dense text. With `COPY` too, the blocks are
-/// loaded again and stored once the step shows no error, or up to the first error's
-/// block, which places it (see [`ALWAYS_AFTER`]).
+/// steps were checked) for +4–9% on dense text. The fused copy takes `ALWAYS` with
+/// either vector (see [`ALWAYS_AFTER`]): the blocks are loaded again and stored once
+/// the step shows no error, or up to the first error's block, which places it.
 ///
 /// # Safety
 /// `pos - 3 .. pos + N * LEN` must be inside `src`, and with `COPY` inside `dst` too;
@@ -689,8 +707,8 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
         pos = block;
         // With the copy, no windows: it measured no faster in two modes of steps,
         // nor as windows over slices each then copied (BENCHMARKS.md, session 20).
-        // Steps of `COPY_N` blocks, and the one-pass steps of 16-byte vectors as long
-        // as the dense steps of the check alone (see `ALWAYS_AFTER`).
+        // Steps of `COPY_N` blocks, and the one-pass steps as long as the dense steps
+        // of the check alone (see `ALWAYS_AFTER`).
         // A call whose first block is not ASCII starts in the one-pass steps: a call
         // after an error in dense text (SSSE3, UTF-8 with an error every 2 KB →
         // `String`, with the steps of `ALWAYS_AFTER`, against neither: ja.txt 13.0 →
@@ -698,7 +716,7 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
         // rotating, `AMD EPYC` Zen 1).
         let mut checked_run = if first_high { ALWAYS_AFTER } else { 0 };
         while COPY && pos + COPY_N * block <= len {
-            if V::LEN == 16 && checked_run >= ALWAYS_AFTER && pos + DENSE_N * block <= len {
+            if checked_run >= ALWAYS_AFTER && pos + DENSE_N * block <= len {
                 // One pass, as long as the check's dense steps. A branch of its own,
                 // not the steps below with a step length chosen at run time: that
                 // made the prefetch a loop, and English took 30% longer (en.txt 5.0
@@ -715,7 +733,7 @@ pub(super) unsafe fn check<V: Bytes, const COPY: bool, const DENSE_N: usize, con
             // SAFETY: `pos - 3 .. pos + COPY_N * LEN` is inside `src` (pos >= LEN), and
             // `dst` has room for `len` bytes; the CPU has `V`'s instructions.
             let checked = unsafe {
-                if V::LEN == 16 && checked_run >= ALWAYS_AFTER {
+                if checked_run >= ALWAYS_AFTER {
                     step::<V, COPY_N, COPY, true>(base, dst, pos, &mut open)
                 } else {
                     step::<V, COPY_N, COPY, false>(base, dst, pos, &mut open)
