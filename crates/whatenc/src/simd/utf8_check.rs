@@ -397,14 +397,13 @@ unsafe fn one_pass_errors<V: Bytes, const N: usize>(p: *const u8) -> (V, V, V) {
 /// Otherwise the blocks are loaded and their sign bits tested first, and checked
 /// after only if they have to be: kept in registers between the two, which a dense
 /// step's sixteen blocks of 16 bytes do not fit (they went to the stack and back).
-/// So with `ALWAYS` (a dense step of 16-byte vectors after one that had to be
-/// checked: see [`Kernel`]) every block is checked as it is loaded, in one pass with
-/// no branch (an ASCII block shows no error): SSSE3 validation of dense text +30%
-/// (ja.txt, ru.txt 4.65 → 6.1 GB/s, rotating, `Intel Xeon` Cascade Lake), where the
-/// same for AVX2's eight blocks of 32 bytes cost English text 10% (its ASCII dense
-/// steps were checked) for +4–9% on dense text. The fused copy takes `ALWAYS` with
-/// either vector (see [`ALWAYS_AFTER`]): the blocks are loaded again and stored once
-/// the step shows no error, or up to the first error's block, which places it.
+/// So with `ALWAYS` (a dense step after one that had to be checked: see [`Kernel`])
+/// every block is checked as it is loaded, in one pass with no branch (an ASCII
+/// block shows no error): SSSE3 validation of dense text +30% (ja.txt, ru.txt 4.65 →
+/// 6.1 GB/s, rotating, `Intel Xeon` Cascade Lake). The fused copy takes `ALWAYS`
+/// after steps that had to be checked (see [`ALWAYS_AFTER`]): the blocks are loaded
+/// again and stored once the step shows no error, or up to the first error's block,
+/// which places it.
 ///
 /// # Safety
 /// `pos - 3 .. pos + N * LEN` must be inside `src`, and with `COPY` inside `dst` too;
@@ -563,9 +562,13 @@ unsafe fn first_error<V: Bytes, const N: usize>(p: *const u8, out: *mut u8) -> u
 }
 
 /// The kernel of [`check`] without the copy, for [`windows`]: made only inside
-/// [`check`], whose caller guarantees the CPU's instructions. A dense step of 16-byte
-/// vectors checks in one pass ([`step`]'s `ALWAYS`) unless the step before it was
-/// ASCII: then the next is likely ASCII too, and its sign bits go first. With
+/// [`check`], whose caller guarantees the CPU's instructions. A dense step checks
+/// in one pass ([`step`]'s `ALWAYS`) unless the step before it was ASCII: then the
+/// next is likely ASCII too, and its sign bits go first. AVX2's 32-byte vectors too
+/// since session 34 (they had been left out when the step cost English text 10%,
+/// before the rule of the ASCII step before): validation, µs, rotating, `AMD EPYC`
+/// Zen 1, ja.txt 5.1 → 4.7, ru.txt 22.2 → 21.0, fr.txt 24.3 → 23.4, th.txt 30.6 →
+/// 29.3, ru.html 114 → 112; en.txt, en.html and de.html within the noise (±3%). With
 /// `PREFETCH` (where [`prefetch_pays`], measured on Intel with the steps before the
 /// windows, not yet with them), each chunk read and each dense step ask for the
 /// lines `distance` bytes ahead.
@@ -640,7 +643,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V
         // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE_STEP` is inside `src`,
         // and the CPU has `V`'s instructions; no copy.
         let checked = unsafe {
-            if V::LEN == 16 && !self.ascii_before {
+            if !self.ascii_before {
                 step::<V, DENSE_N, false, true>(base, core::ptr::null_mut(), pos, &mut open)
             } else {
                 step::<V, DENSE_N, false, false>(base, core::ptr::null_mut(), pos, &mut open)
