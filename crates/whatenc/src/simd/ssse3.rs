@@ -529,23 +529,16 @@ pub(super) mod tests {
         sixteen_byte_checks(same, THOROUGH);
     }
 
-    /// `next_window` (`palignr`) against the bytes it is made of.
+    /// `next_window` (`palignr`) against the bytes it is made of: called from here,
+    /// the intrinsic runs as a call of its own with SSSE3 enabled (a 16-byte vector
+    /// passes in SSE2's registers, x86_64's baseline).
     #[test]
     fn next_window_moves_one_byte() {
         if !cpu_has() {
             return;
         }
-        /// The test with SSSE3 enabled.
-        ///
-        /// # Safety
-        /// The CPU must have SSSE3.
-        #[target_feature(enable = "ssse3")]
-        unsafe fn with_ssse3() {
-            // SAFETY: this function enables SSSE3, which the caller's CPU has.
-            unsafe { super::super::utf8_check::tests::next_window_moves_one_byte::<core::arch::x86_64::__m128i>() }
-        }
         // SAFETY: the CPU has SSSE3 (checked above).
-        unsafe { with_ssse3() }
+        unsafe { super::super::utf8_check::tests::next_window_moves_one_byte::<core::arch::x86_64::__m128i>() }
     }
 
     /// The check with the prefetch and without (see `with_and_without_the_prefetch`).
