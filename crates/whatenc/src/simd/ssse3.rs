@@ -112,8 +112,20 @@ impl Bytes for __m128i {
     }
 }
 
-/// The UTF-8 check of [`super::utf8_check`] with 16-byte vectors, in steps of the
-/// same bytes as the AVX2 kernel's (twice the blocks); `Err(at)` as there.
+/// The UTF-8 check of [`super::utf8_check`] with 16-byte vectors: its dense steps of
+/// the same bytes as the AVX2 kernel's (twice the blocks), and the fused copy's steps
+/// of the same blocks, four (64 bytes, half the AVX2 kernel's). Eight blocks, with
+/// the check's tables and constants, did not fit the sixteen XMM registers: the
+/// steps that hold their blocks between the sign test and the check moved some to
+/// the stack and back, the ASCII ones too, and a step that meets an error far more.
+/// SSSE3 tier, rotating, `AMD EPYC` Zen 1, µs, eight blocks → four (encoding_rs):
+/// UTF-8 with a stray byte every 1000 → `String`, en.txt 13.2 → 10.0 (12.6), en.html
+/// 141 → 111 (144), de.html 101 → 86 (103), fr.html 345 → 277 (326), th.html 322 →
+/// 294 (332), pt.txt 25.0 → 24.1 (26.6); windows-1252 taken for UTF-8 → `String`,
+/// de.txt 120 → 106 (142), en.html 131 → 113 (151); UTF-8 → `String` en.txt 5.6 → 5.2
+/// (6.7), the other pages within 2% but de.txt, 18.4 → 19.8 (20.7). Two blocks were
+/// slower than four (with stray bytes, en.txt 11.4, de.txt 31.7 against eight's
+/// 27.7). `Err(at)` as there.
 ///
 /// # Safety
 /// The CPU must have SSSE3; with `COPY`, `dst` must have room for `src.len()` bytes
@@ -121,7 +133,7 @@ impl Bytes for __m128i {
 #[target_feature(enable = "ssse3")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     // SAFETY: the caller's precondition, and this function enables SSSE3.
-    unsafe { utf8_check::check::<__m128i, COPY, { 2 * DENSE }, { 2 * COPY_STEP }, 4>(Steps, src, dst) }
+    unsafe { utf8_check::check::<__m128i, COPY, { 2 * DENSE }, { COPY_STEP }, 4>(Steps, src, dst) }
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their
