@@ -162,7 +162,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their
-/// methods need the CPU to have AVX2 ([`cpu_has`]).
+/// methods need the CPU to have AVX2 ([`cpu_has()`]).
 pub(super) const CHECKS: Checks = Checks { alone: check::<false>, copying: check::<true> };
 
 /// Stores the vector `v` of 32 bytes at `p` when `run` (the ASCII bytes at its

@@ -145,7 +145,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their
-/// methods need the CPU to have SSSE3 ([`cpu_has`]).
+/// methods need the CPU to have SSSE3 ([`cpu_has()`]).
 pub(super) const CHECKS: Checks = Checks { alone: check::<false>, copying: check::<true> };
 
 /// Twin of [`super::scalar::utf8_to_utf16`]: transcodes valid UTF-8 to UTF-16; the

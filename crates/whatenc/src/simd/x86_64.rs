@@ -85,7 +85,7 @@ static PREFETCH_PAYS: AtomicU8 = AtomicU8::new(0);
 /// (`AMD EPYC` Zen 1, AVX2 tier, rotating, each against simdutf8 in the same run,
 /// with it against without: en.txt, 65 KB, 0.99–1.00 against 0.92–0.99, de.txt, 77
 /// KB, 0.80 against 0.74; ru.txt, 117 KB, 0.87 against 0.93). In the unit tests, at
-/// any length where it pays (their inputs are short, and [`set_prefetch_pays`] is to
+/// any length where it pays (their inputs are short, and `set_prefetch_pays` is to
 /// run them with the prefetch on any CPU).
 #[inline]
 pub(super) fn check_prefetch_pays(len: usize) -> bool {
@@ -908,7 +908,7 @@ unsafe fn store_three_byte_words(words: [__m128i; 2], out: &mut [u8; 32]) {
 }
 
 /// Stores eight sequences of one to three bytes (two vectors of four words, as
-/// [`utf8_words`] makes them) packed at the start of `out`, with SSSE3's byte
+/// [`block_to_utf8`] makes them) packed at the start of `out`, with SSSE3's byte
 /// shuffle; `below_0x80` and `below_0x800` have bit k set when unit k is below the
 /// bound. Returns the bytes written.
 ///

@@ -19,7 +19,7 @@
 //!
 //! # What is here
 //!
-//! - The primitives, named as the standards name them: [`prescan`] (HTML's
+//! - The primitives, named as the standards name them: [`prescan()`] (HTML's
 //!   "prescan a byte stream to determine its encoding") with its
 //!   [`EndCondition`], its UTF-16 `<?x` rule
 //!   ([`prescan_for_utf_16_xml_declarations`]), [`get_an_attribute`], [`get_an_xml_encoding`],
