@@ -200,7 +200,8 @@ impl<'a> Utf8Sink<'a> {
         let mut quads = src.chunks_exact(8);
         for quad in &mut quads {
             let word = u64::from_le_bytes(quad.try_into().expect("eight bytes"));
-            let word = if big_endian { ((word >> 8) & (0x00FF * LANES)) | ((word & (0x00FF * LANES)) << 8) } else { word };
+            let word =
+                if big_endian { ((word >> 8) & (0x00FF * LANES)) | ((word & (0x00FF * LANES)) << 8) } else { word };
             // The top five bits of each unit, plus 0x7FFF: the top bit of a lane is
             // set where they are not all zero, that is where the unit is U+0800 or above.
             if (((word >> 11) & (0x1F * LANES)) + 0x7FFF * LANES) & (0x8000 * LANES) == 0x8000 * LANES {
