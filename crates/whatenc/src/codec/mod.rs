@@ -196,19 +196,15 @@ impl<'a> Utf8Sink<'a> {
     /// el.html −15% (rotating, `AMD EPYC` Zen 1).
     #[inline(always)]
     fn push_bmp_run(&mut self, src: &[u8], big_endian: bool) {
-        const LANES: u64 = 0x0001_0001_0001_0001;
+        use crate::simd::scalar::{LANES, three_byte_word, utf16_word};
         let mut quads = src.chunks_exact(8);
         for quad in &mut quads {
-            let word = u64::from_le_bytes(quad.try_into().expect("eight bytes"));
-            let word =
-                if big_endian { ((word >> 8) & (0x00FF * LANES)) | ((word & (0x00FF * LANES)) << 8) } else { word };
-            // The top five bits of each unit, plus 0x7FFF: the top bit of a lane is
-            // set where they are not all zero, that is where the unit is U+0800 or above.
-            if (((word >> 11) & (0x1F * LANES)) + 0x7FFF * LANES) & (0x8000 * LANES) == 0x8000 * LANES {
+            let word = utf16_word(quad.try_into().expect("eight bytes"), big_endian);
+            if crate::simd::utf16_to_utf8::lanes_with(word, 0xF800 * LANES) == LANES {
+                // All four at U+0800 or above.
                 let out = &mut self.buf[self.pos..self.pos + 13];
                 for k in 0..4 {
-                    let c = (word >> (16 * k)) as u32 & 0xFFFF;
-                    let bytes = 0x0080_80E0 | (c >> 12) | (((c >> 6) & 0x3F) << 8) | ((c & 0x3F) << 16);
+                    let bytes = three_byte_word((word >> (16 * k)) as u32 & 0xFFFF);
                     out[3 * k..3 * k + 4].copy_from_slice(&bytes.to_le_bytes());
                 }
                 self.pos += 12;

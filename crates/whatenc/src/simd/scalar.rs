@@ -409,10 +409,7 @@ pub(crate) fn utf16_bytes_replacing_lone_surrogates(src: &[u8], dst: &mut [u16],
     // Four units in a word, in 16-bit lanes (the first lowest), with no branch on
     // their values: a branch per unit measured 1.6 × the time of the run loop it
     // stood in for, on legacy Korean taken for UTF-16LE.
-    let word = |bytes: &[u8; 8]| {
-        let w = u64::from_le_bytes(*bytes);
-        if big_endian { ((w >> 8) & (0x00FF * LANES)) | ((w & (0x00FF * LANES)) << 8) } else { w }
-    };
+    let word = |bytes: &[u8; 8]| utf16_word(*bytes, big_endian);
     let span = dst.len().min(REPLACING_SPAN);
     let dst = &mut dst[..span];
     let mut n = 0;
@@ -1076,6 +1073,21 @@ pub(crate) fn chunk_to_utf8(pairs: &[u32; CHUNK_UNITS / 2], out: &mut [u8; CHUNK
 /// One in each 16-bit lane of a 64-bit word (the word-at-a-time UTF-16 kernels').
 pub(crate) const LANES: u64 = 0x0001_0001_0001_0001;
 
+/// Four code units from eight UTF-16 bytes (big- or little-endian), in the 16-bit
+/// lanes of a word, the first lowest.
+#[inline(always)]
+pub(crate) fn utf16_word(bytes: [u8; 8], big_endian: bool) -> u64 {
+    let w = u64::from_le_bytes(bytes);
+    if big_endian { ((w >> 8) & (0x00FF * LANES)) | ((w & (0x00FF * LANES)) << 8) } else { w }
+}
+
+/// The three bytes of the UTF-8 form of a code point from U+0800 to U+FFFF, as a
+/// little-endian word (first byte lowest; the fourth byte is zero).
+#[inline(always)]
+pub(crate) const fn three_byte_word(c: u32) -> u32 {
+    0x0080_80E0 | (c >> 12) | (((c >> 6) & 0x3F) << 8) | ((c & 0x3F) << 16)
+}
+
 /// Four code units below U+0800 as UTF-8 at `out[at..]` (`at` at most 8): unit k in
 /// bits 16k to 16k + 15 of `units`. Returns the bytes written.
 ///
@@ -1116,7 +1128,7 @@ pub(crate) fn block_to_utf8(block: [u16; 8], out: &mut [u8; 32]) -> usize {
     let mut words = [0u32; 8];
     for (&unit, word) in block.iter().zip(&mut words) {
         let c = u32::from(unit);
-        *word = 0x0080_80E0 | (c >> 12) | (((c >> 6) & 0x3F) << 8) | ((c & 0x3F) << 16);
+        *word = three_byte_word(c);
     }
     if block.iter().fold(u16::MAX, |acc, &unit| acc.min(unit)) >= 0x800 {
         // Three-byte units only (CJK text): unit i at 3i.

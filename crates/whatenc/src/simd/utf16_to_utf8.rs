@@ -356,7 +356,7 @@ impl Text {
 /// One in each 16-bit lane of `word` whose unit has a bit of `high` set (bit 15 of
 /// the lane moved down): summed over words, a count in each lane.
 #[inline(always)]
-fn lanes_with(word: u64, high: u64) -> u64 {
+pub(crate) fn lanes_with(word: u64, high: u64) -> u64 {
     let bits = word & high;
     ((((bits & (0x7FFF * LANES)) + 0x7FFF * LANES) | bits) >> 15) & LANES
 }
@@ -380,7 +380,7 @@ pub(crate) fn packed_utf8(unit: u16) -> (u32, usize) {
     let c = unit as u32;
     let len = 1 + (c >= 0x80) as usize + (c >= 0x800) as usize;
     let two = 0x80C0 | (c >> 6) | ((c & 0x3F) << 8);
-    let three = 0x0080_80E0 | (c >> 12) | (((c >> 6) & 0x3F) << 8) | ((c & 0x3F) << 16);
+    let three = scalar::three_byte_word(c);
     // Selected with masks rather than branches: in text where letters and spaces
     // alternate, the length is not predictable.
     let at_least_two = ((c >= 0x80) as u32).wrapping_neg();
