@@ -1267,13 +1267,7 @@ mod tests {
     /// in both byte orders, with the room it asks for (the bytes and one more).
     #[test]
     fn push_bmp_run_matches_encode_utf8() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::simd::scalar::tests::Rng(0x9E37_79B9_7F4A_7C15);
         // Ranges of units without surrogates: ASCII, two bytes, three bytes below and
         // above the surrogates.
         let ranges: [(u16, u16); 4] = [(0, 0x7F), (0x80, 0x7FF), (0x800, 0xD7FF), (0xE000, 0xFFFF)];
@@ -1283,7 +1277,7 @@ mod tests {
             let pick = round / 41 % 5;
             let units: Vec<u16> = (0..len)
                 .map(|_| {
-                    let r = next();
+                    let r = rng.next();
                     let (lo, hi) = ranges[if pick == 4 { (r % 4) as usize } else { pick }];
                     lo + ((r >> 8) % u64::from(hi - lo + 1)) as u16
                 })

@@ -1268,7 +1268,7 @@ pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [core::mem::MaybeUnin
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::super::utf16_to_utf8;
     use super::*;
     use alloc::string::String;
@@ -1397,9 +1397,10 @@ pub(super) mod tests {
         }
     }
 
-    pub(in super::super) struct Rng(pub(in super::super) u64);
+    /// A xorshift generator for the tests' random inputs (crate-wide).
+    pub(crate) struct Rng(pub(crate) u64);
     impl Rng {
-        pub(in super::super) fn next(&mut self) -> u64 {
+        pub(crate) fn next(&mut self) -> u64 {
             self.0 ^= self.0 >> 12;
             self.0 ^= self.0 << 25;
             self.0 ^= self.0 >> 27;
