@@ -1,4 +1,4 @@
-//! UTF-16 → UTF-8 with AVX-512 (BW, VL, VBMI2) and BMI2, chosen at run time (with
+//! UTF-16 → UTF-8 with AVX-512 (BW, VL, VBMI, VBMI2) and BMI2, chosen at run time (with
 //! `std`) where the CPU has them: sixteen code units at a time, in two halves of
 //! eight, each unit widened to a 32-bit lane that holds its one to three UTF-8
 //! bytes, then packed by one byte compression (`vpcompressb`) per half. The twin is
@@ -6,11 +6,13 @@
 //!
 //! [`bmp_steps`] takes 32 units a step with 512-bit vectors, ahead of the loops of
 //! `utf16_to_utf8` at this tier: a step of ASCII narrowed, one of units below 0x800
-//! as two bytes a unit in its 16-bit lanes compressed once, others in two halves of
-//! sixteen 32-bit lanes. Against those loops alone, rotating, `AMD EPYC` Zen 4:
-//! UTF-16LE → `String` ru.txt 28.1 → 13.4 µs, fr.txt 69 → 37, ja.txt 6.0 → 3.7,
-//! de.html 65 → 55; UTF-16 → UTF-8 ru.txt 23.4 → 10.6, fr.txt 64 → 34; en.html
-//! unchanged. The tests compare it with the standard library.
+//! as two bytes a unit in its 16-bit lanes compressed once, others worked out in
+//! 16-bit lanes and interleaved into two vectors of sixteen 32-bit lanes, each
+//! compressed; a run of steps of three-byte units (bytes of other text taken for
+//! UTF-16) is put in order by fixed permutes. Against those loops alone, rotating,
+//! `AMD EPYC` Zen 4: UTF-16LE → `String` ru.txt 28.1 → 13.4 µs, fr.txt 69 → 37,
+//! ja.txt 6.0 → 3.7, de.html 65 → 55; UTF-16 → UTF-8 ru.txt 23.4 → 10.6, fr.txt 64
+//! → 34; en.html unchanged. The tests compare it with the standard library.
 //!
 //! The steps here and in `avx512_utf8` prefetch as the AVX2 ones do
 //! (`super::avx2_utf16::prefetch_at`: on Intel's CPUs, for inputs of 32 KiB or
@@ -26,17 +28,17 @@ use core::arch::x86_64::{
     _mm256_maskz_compress_epi8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi32, _mm256_slli_epi32,
     _mm256_srli_epi32, _mm256_storeu_si256, _mm512_and_si512, _mm512_castsi256_si512, _mm512_castsi512_si256,
     _mm512_cmpeq_epi8_mask, _mm512_cmpeq_epi16_mask, _mm512_cmpge_epu16_mask, _mm512_cmplt_epu16_mask,
-    _mm512_cmplt_epu32_mask, _mm512_cvtepi16_epi8, _mm512_cvtepu8_epi16, _mm512_cvtepu16_epi32,
-    _mm512_extracti64x4_epi64, _mm512_inserti64x4, _mm512_loadu_epi16, _mm512_loadu_si512, _mm512_mask_blend_epi8,
-    _mm512_mask_blend_epi16, _mm512_mask_blend_epi32, _mm512_mask_set1_epi8, _mm512_mask_storeu_epi8,
-    _mm512_mask_sub_epi16, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi16,
-    _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi16, _mm512_slli_epi32,
-    _mm512_srli_epi16, _mm512_srli_epi32, _mm512_storeu_epi16, _mm512_storeu_si512, _mm512_sub_epi16,
-    _mm512_test_epi16_mask, _pdep_u32, _pdep_u64,
+    _mm512_cvtepi16_epi8, _mm512_cvtepu8_epi16, _mm512_extracti64x4_epi64, _mm512_inserti64x4, _mm512_loadu_epi16,
+    _mm512_loadu_si512, _mm512_mask_blend_epi8, _mm512_mask_blend_epi16, _mm512_mask_set1_epi8,
+    _mm512_mask_storeu_epi8, _mm512_mask_sub_epi16, _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512,
+    _mm512_permutex2var_epi8, _mm512_permutex2var_epi16, _mm512_permutexvar_epi64, _mm512_set1_epi8, _mm512_set1_epi16,
+    _mm512_setr_epi64, _mm512_setzero_si512, _mm512_slli_epi16, _mm512_srli_epi16, _mm512_storeu_epi16,
+    _mm512_storeu_si512, _mm512_sub_epi16, _mm512_test_epi16_mask, _mm512_unpackhi_epi16, _mm512_unpacklo_epi16,
+    _pdep_u32, _pdep_u64,
 };
 
 /// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX-512,
-/// and the CPU has AVX-512BW, VL and VBMI2, BMI2 and POPCNT (`std` caches the
+/// and the CPU has AVX-512BW, VL, VBMI and VBMI2, BMI2 and POPCNT (`std` caches the
 /// answer; without `std`, only when the build targets them).
 #[inline(always)]
 pub(crate) fn available() -> bool {
@@ -49,6 +51,7 @@ pub(crate) fn available() -> bool {
 pub(crate) fn cpu_has_all() -> bool {
     super::cpu_has!("avx512bw")
         && super::cpu_has!("avx512vl")
+        && super::cpu_has!("avx512vbmi")
         && super::cpu_has!("avx512vbmi2")
         && super::cpu_has!("bmi2")
         && super::cpu_has!("popcnt")
@@ -58,7 +61,7 @@ pub(crate) fn cpu_has_all() -> bool {
 /// bytes written (at most 48; nothing is written after them).
 ///
 /// # Safety
-/// The CPU must have AVX-512BW, VL and VBMI2, BMI2 and POPCNT: call it only where
+/// The CPU must have AVX-512BW, VL, VBMI and VBMI2, BMI2 and POPCNT: call it only where
 /// [`available`] returned `true`.
 #[inline]
 pub(crate) unsafe fn units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
@@ -68,7 +71,7 @@ pub(crate) unsafe fn units_to_utf8(units: &[u16; 16], out: &mut [u8; 64]) -> usi
     unsafe { units_to_utf8_inner(units, out) }
 }
 
-#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 unsafe fn units_to_utf8_inner(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
     // Two halves of eight units, in 256-bit registers: on some CPUs, 512-bit
     // instructions now and then (a dash in Cyrillic text) cost a clock transition.
@@ -118,13 +121,14 @@ unsafe fn units_to_utf8_inner(units: &[u16; 16], out: &mut [u8; 64]) -> usize {
 /// them (masked stores). The units are the `len` at `src`, in the CPU's byte order
 /// or (`swapped`) the other. A step of ASCII is narrowed; one of units below 0x800
 /// is two bytes a unit in 16-bit lanes, then one compression (`vpcompressb`) of
-/// the bytes kept; one with longer units goes in two halves of sixteen 32-bit
-/// lanes, as [`units_to_utf8`] does with eight.
+/// the bytes kept; one with longer units is worked out in 16-bit lanes too (each
+/// unit's first two bytes, and its third apart), interleaved into two vectors of
+/// sixteen 32-bit lanes, and each compressed.
 ///
 /// # Safety
 /// `src` must hold `2 × len` readable bytes; the CPU must have what
 /// [`cpu_has_all`] checks: call it only where [`available`] returned `true`.
-#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 pub(crate) unsafe fn bmp_steps(
     src: *const u8,
     len: usize,
@@ -135,6 +139,8 @@ pub(crate) unsafe fn bmp_steps(
     let (mut read, mut written) = (0, 0);
     let set = _mm512_set1_epi16;
     let prefetch = 2 * len >= super::avx2_utf16::PREFETCH_FROM && super::x86_64::prefetch_pays();
+    // How many steps in a row, this one included, were all of three-byte units.
+    let mut three_byte_steps = 0u32;
     while read + 32 <= len && dst.len() - written >= 96 + min_room {
         if prefetch {
             super::avx2_utf16::prefetch_at(src.wrapping_add(2 * read));
@@ -156,26 +162,36 @@ pub(crate) unsafe fn bmp_steps(
         if _mm512_cmpeq_epi16_mask(_mm512_and_si512(units, set(0xF800u16 as i16)), set(0xD800u16 as i16)) != 0 {
             break;
         }
-        // SAFETY: `dst` has room for 96 bytes from `written`; the CPU has the features
-        // (this function enables them).
-        written += unsafe { step_to_utf8(units, wide, out) };
+        let long = _mm512_cmpge_epu16_mask(units, set(0x800));
+        // Counted without a branch on this step's units (Thai's would mispredict).
+        three_byte_steps = (three_byte_steps + 1) * u32::from(long == u32::MAX);
+        if three_byte_steps > THREE_BYTE_STEPS_BEFORE {
+            // SAFETY: `dst` has room for 96 bytes from `written`; the CPU has the
+            // features (this function enables them).
+            unsafe { three_byte_step(units, out) };
+            read += 32;
+            written += 96;
+            continue;
+        }
+        // SAFETY: as above.
+        written += unsafe { step_to_utf8(units, wide, long, out) };
         read += 32;
     }
     (read, written)
 }
 
 /// 32 code units (none a surrogate, not all ASCII: `wide` has a bit for each that
-/// is not) to UTF-8 at `out`; returns the bytes written (at most 96, nothing after
+/// is not, `long` for each of U+0800 or above) to UTF-8 at `out`; returns the bytes written (at most 96, nothing after
 /// them).
 ///
 /// # Safety
-/// `out` must have room for 96 bytes; the CPU must have AVX-512BW and VBMI2, BMI2
+/// `out` must have room for 96 bytes; the CPU must have AVX-512BW, VBMI and VBMI2, BMI2
 /// and POPCNT.
 #[inline]
-#[target_feature(enable = "avx512bw,avx512vbmi2,bmi2,popcnt")]
-unsafe fn step_to_utf8(units: __m512i, wide: u32, out: *mut u8) -> usize {
+#[target_feature(enable = "avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
+unsafe fn step_to_utf8(units: __m512i, wide: u32, long: u32, out: *mut u8) -> usize {
     let set = _mm512_set1_epi16;
-    if _mm512_cmpge_epu16_mask(units, set(0x800)) == 0 {
+    if long == 0 {
         // Two bytes a unit, first byte lowest: the unit itself where ASCII (only the
         // first kept), else C0 | its high five bits, then 80 | its low six.
         let first = _mm512_mask_blend_epi16(wide, units, _mm512_or_si512(_mm512_srli_epi16::<6>(units), set(0xC0)));
@@ -187,13 +203,98 @@ unsafe fn step_to_utf8(units: __m512i, wide: u32, out: *mut u8) -> usize {
         unsafe { _mm512_mask_storeu_epi8(out.cast(), lanes_below(n), _mm512_maskz_compress_epi8(keep, words)) };
         return n;
     }
-    let mut written = 0;
-    for half in [_mm512_castsi512_si256(units), _mm512_extracti64x4_epi64::<1>(units)] {
-        // SAFETY: `out` has room for 96 bytes, and each half writes at most 48.
-        written += unsafe { sixteen_to_utf8(_mm512_cvtepu16_epi32(half), out.add(written)) };
+    // Each unit's first two bytes worked out in its 16-bit lane (first byte lowest),
+    // its third (80 | its low six bits) in `low6`, and the two interleaved into 32-bit
+    // lanes (`vpunpcklwd`/`vpunpckhwd`, within each 128-bit lane). The units' 64-bit
+    // quarters are first put in the order 0, 4, 1, 5, 2, 6, 3, 7, so that units 0 to
+    // 15 come out of the interleave in order in `first_half`, 16 to 31 in
+    // `second_half`; each is then compressed (`vpcompressb`) to the bytes kept.
+    let ordered = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), units);
+    let low6 = _mm512_or_si512(_mm512_and_si512(ordered, set(0x3F)), set(0x80));
+    let high = _mm512_srli_epi16::<6>(ordered);
+    let two = _mm512_or_si512(_mm512_or_si512(high, set(0xC0)), _mm512_slli_epi16::<8>(low6));
+    let middle6 = _mm512_or_si512(_mm512_and_si512(high, set(0x3F)), set(0x80));
+    let three =
+        _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi16::<12>(ordered), set(0xE0)), _mm512_slli_epi16::<8>(middle6));
+    let firsts = _mm512_mask_blend_epi16(
+        _mm512_cmplt_epu16_mask(ordered, set(0x80)),
+        _mm512_mask_blend_epi16(_mm512_cmplt_epu16_mask(ordered, set(0x800)), three, two),
+        ordered,
+    );
+    let first_half = _mm512_unpacklo_epi16(firsts, low6);
+    let second_half = _mm512_unpackhi_epi16(firsts, low6);
+    // The first three bytes of each 32-bit lane, less the third of a unit below 0x800
+    // and the second of one below 0x80 (the masks in the units' own order).
+    let keep = |half: u32| {
+        let (short, ascii) = (u64::from(!long >> (16 * half) & 0xFFFF), u64::from(!wide >> (16 * half) & 0xFFFF));
+        0x7777_7777_7777_7777u64 & !_pdep_u64(short, 0x4444_4444_4444_4444) & !_pdep_u64(ascii, 0x2222_2222_2222_2222)
+    };
+    let (keep_first, keep_second) = (keep(0), keep(1));
+    let (n_first, n_second) = (keep_first.count_ones() as usize, keep_second.count_ones() as usize);
+    // SAFETY: `out` has room for 96 bytes; each half writes at most 48.
+    unsafe {
+        _mm512_mask_storeu_epi8(out.cast(), lanes_below(n_first), _mm512_maskz_compress_epi8(keep_first, first_half));
+        _mm512_mask_storeu_epi8(
+            out.add(n_first).cast(),
+            lanes_below(n_second),
+            _mm512_maskz_compress_epi8(keep_second, second_half),
+        );
     }
-    written
+    n_first + n_second
 }
+
+/// How many steps of three-byte units in a row [`bmp_steps`] takes through
+/// [`step_to_utf8`] before it takes them through [`three_byte_step`]: in Thai, CJK
+/// and Korean text such steps come one or two in a row between steps with a space or
+/// a digit, and a branch to [`three_byte_step`] on each mispredicted (th.txt
+/// UTF-16LE → `String` 13.2 → 9.8 GB/s); bytes of other text taken for UTF-16 make
+/// nothing but such steps.
+const THREE_BYTE_STEPS_BEFORE: u32 = 8;
+
+/// 32 code units of three bytes each in UTF-8 (U+0800 and above, none a surrogate)
+/// at `out`: each unit's first two bytes worked out in its 16-bit lane, its third
+/// apart, and put in order by two fixed byte permutes (`vpermt2b`), with no
+/// compression.
+///
+/// # Safety
+/// `out` must have room for 96 bytes; the CPU must have AVX-512BW and VBMI.
+#[inline]
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+unsafe fn three_byte_step(units: __m512i, out: *mut u8) {
+    let set = _mm512_set1_epi16;
+    let third = _mm512_or_si512(_mm512_and_si512(units, set(0x3F)), set(0x80));
+    let middle = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16::<6>(units), set(0x3F)), set(0x80));
+    let firsts =
+        _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi16::<12>(units), set(0xE0)), _mm512_slli_epi16::<8>(middle));
+    // SAFETY: `THREE_BYTES` has 128 bytes; `out` has room for 96 bytes, which the
+    // two stores fill.
+    unsafe {
+        let order = THREE_BYTES.as_ptr();
+        _mm512_storeu_si512(out.cast(), _mm512_permutex2var_epi8(firsts, _mm512_loadu_si512(order.cast()), third));
+        _mm256_storeu_si256(
+            out.add(64).cast(),
+            _mm512_castsi512_si256(_mm512_permutex2var_epi8(firsts, _mm512_loadu_si512(order.add(64).cast()), third)),
+        );
+    }
+}
+
+/// The byte permutes of [`three_byte_step`]'s 32 three-byte sequences: byte `j` of the
+/// output is byte `j % 3` of unit `j / 3`'s sequence, the first two from its 16-bit
+/// lane of the first operand, the third from its lane of the second (64 on).
+static THREE_BYTES: [u8; 128] = {
+    let mut order = [0; 128];
+    let mut j = 0;
+    while j < 96 {
+        let lane = (2 * (j / 3)) as u8;
+        order[j] = match j % 3 {
+            0 => lane,
+            1 => lane + 1,
+            _ => 64 + lane,
+        };
+        j += 1;
+    }
+    order
+};
 
 /// The code units of 32 bytes of a single-byte encoding (widened to 16-bit lanes
 /// `bytes`), through `tables`: the encoding's units for the bytes 0x80 to 0xFF, 32
@@ -228,7 +329,7 @@ fn load_tables(table: &[u16; 256]) -> [__m512i; 4] {
 /// # Safety
 /// The CPU must have what [`cpu_has_all`] checks: call it only where [`available`]
 /// returned `true`.
-#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 pub(crate) unsafe fn table_steps_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256]) -> usize {
     let tables = load_tables(table);
     let mut read = 0;
@@ -257,7 +358,7 @@ pub(crate) unsafe fn table_steps_to_utf16(src: &[u8], dst: &mut [u16], table: &[
 ///
 /// # Safety
 /// As [`table_steps_to_utf16`]'s.
-#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 pub(crate) unsafe fn table_steps_to_utf8(src: &[u8], dst: &mut [u8], table: &[u16; 256]) -> (usize, usize) {
     let tables = load_tables(table);
     let (mut read, mut written) = (0, 0);
@@ -283,43 +384,10 @@ pub(crate) unsafe fn table_steps_to_utf8(src: &[u8], dst: &mut [u8], table: &[u1
         }
         // SAFETY: `dst` has room for 96 bytes from `written`; the units of a
         // single-byte encoding are no surrogates.
-        written += unsafe { step_to_utf8(units, wide, out) };
+        written += unsafe { step_to_utf8(units, wide, _mm512_cmpge_epu16_mask(units, _mm512_set1_epi16(0x800)), out) };
         read += 32;
     }
     (read, written)
-}
-
-/// Sixteen units (none a surrogate) in 32-bit lanes to UTF-8 at `out`; returns the
-/// bytes written (at most 48, nothing after them).
-///
-/// # Safety
-/// `out` must have room for 48 bytes; the CPU must have AVX-512BW and VBMI2, BMI2
-/// and POPCNT.
-#[inline]
-#[target_feature(enable = "avx512bw,avx512vbmi2,bmi2,popcnt")]
-unsafe fn sixteen_to_utf8(units: __m512i, out: *mut u8) -> usize {
-    let set = _mm512_set1_epi32;
-    let low6 = _mm512_or_si512(_mm512_and_si512(units, set(0x3F)), set(0x80));
-    let high = _mm512_srli_epi32::<6>(units);
-    let middle6 = _mm512_or_si512(_mm512_and_si512(high, set(0x3F)), set(0x80));
-    // The bytes of each length as a little-endian word: first byte lowest.
-    let two = _mm512_or_si512(_mm512_or_si512(high, set(0xC0)), _mm512_slli_epi32::<8>(low6));
-    let three = _mm512_or_si512(
-        _mm512_or_si512(_mm512_srli_epi32::<12>(units), set(0xE0)),
-        _mm512_or_si512(_mm512_slli_epi32::<8>(middle6), _mm512_slli_epi32::<16>(low6)),
-    );
-    let below_0x80 = _mm512_cmplt_epu32_mask(units, set(0x80));
-    let below_0x800 = _mm512_cmplt_epu32_mask(units, set(0x800));
-    let words = _mm512_mask_blend_epi32(below_0x80, _mm512_mask_blend_epi32(below_0x800, three, two), units);
-    // The first three bytes of each lane, less the third below 0x800 and the second
-    // below 0x80.
-    let keep = 0x7777_7777_7777_7777u64
-        & !_pdep_u64(u64::from(below_0x800), 0x4444_4444_4444_4444)
-        & !_pdep_u64(u64::from(below_0x80), 0x2222_2222_2222_2222);
-    let n = keep.count_ones() as usize;
-    // SAFETY: the caller's precondition; this writes `n` <= 48 bytes.
-    unsafe { _mm512_mask_storeu_epi8(out.cast(), lanes_below(n), _mm512_maskz_compress_epi8(keep, words)) };
-    n
 }
 
 /// Encodes valid UTF-8 into a single-byte encoding, 64 bytes a step: ASCII as
@@ -339,7 +407,7 @@ unsafe fn sixteen_to_utf8(units: __m512i, out: *mut u8) -> usize {
 /// # Safety
 /// The CPU must have the kernel's features: call it only where [`available`]
 /// returned `true`.
-#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
     src: &[u8],
     dst: &mut [u8],
@@ -443,7 +511,7 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
 /// # Safety
 /// The CPU must have the kernel's features: call it only where [`available`]
 /// returned `true`.
-#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+#[target_feature(enable = "avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 pub(crate) unsafe fn linear_steps_from_utf16(
     src: &[u16],
     dst: &mut [u8],
@@ -562,6 +630,44 @@ pub(super) mod tests {
         }
         // SAFETY: the tests give `bmp_steps` `2 × len` bytes; the CPU has the features.
         check_bmp_steps(|src, len, swapped, out| unsafe { bmp_steps(src, len, swapped, out, 0) }, 32, 96, 0);
+    }
+
+    /// Long runs of three-byte units, so that the steps reach [`three_byte_step`],
+    /// broken by one unit of each other kind (ASCII, two bytes, a surrogate) at every
+    /// place of the first 400, in both byte orders, with room that runs out at every
+    /// place too: what the steps read is written as the standard library writes it,
+    /// and nothing after it; they stop only at the surrogate's step or for the end or
+    /// the room.
+    #[test]
+    fn three_byte_runs_match_the_standard_library() {
+        if !available() {
+            return;
+        }
+        let mut rng = Rng(0x51_7CC1_B727_220A);
+        let len = 2 * 32 * (THREE_BYTE_STEPS_BEFORE as usize + 4);
+        for place in 0..400 {
+            for other in [0x41u16, 0x3B1, 0xDC00] {
+                let mut units: alloc::vec::Vec<u16> =
+                    (0..len).map(|_| [0x800u16, 0x4E00, 0xD7FF, 0xE000, 0xFFFF][rng.below(5)]).collect();
+                units[place] = other;
+                let room = 96 + rng.below(len * 3);
+                for swapped in [false, true] {
+                    let bytes: alloc::vec::Vec<u8> =
+                        units.iter().flat_map(|&u| if swapped { u.to_be_bytes() } else { u.to_le_bytes() }).collect();
+                    let mut out = alloc::vec![0xAAu8; room + 64];
+                    // SAFETY: `bytes` holds `2 × len` bytes; the CPU has the features.
+                    let (read, written) = unsafe { bmp_steps(bytes.as_ptr(), len, swapped, &mut out[..room], 0) };
+                    let text = alloc::string::String::from_utf16(&units[..read]).expect("no surrogate read");
+                    assert_eq!(&out[..written], text.as_bytes(), "{place} {other:X} {swapped}");
+                    assert!(out[written..].iter().all(|&b| b == 0xAA), "wrote past: {place} {other:X}");
+                    let stopped_at_surrogate = other == 0xDC00 && read == place / 32 * 32;
+                    assert!(
+                        stopped_at_surrogate || len - read < 32 || room - written < 96,
+                        "stopped early: {place} {other:X} {swapped}"
+                    );
+                }
+            }
+        }
     }
 
     /// [`steps_match_the_standard_library`] for steps of `step` units that want

@@ -5,18 +5,19 @@
 //! The places of the characters that start in the first 61 bytes are compressed
 //! (`vpcompressb`) into the first lanes of a vector, which then gathers (`vpermb`)
 //! each character's first, second and third byte into a lane of its own; the code
-//! units are put together from those in 16-bit lanes, 32 at a time. A character of
+//! units' low and high bytes are put together from those in 8-bit lanes, 64 at a
+//! time, and interleaved into 16-bit lanes ([`code_units`]). A character of
 //! four bytes (a surrogate pair, rare) ends the characters a step takes, and is
 //! decoded alone. The twin is [`super::scalar::utf8_to_utf16`], and the tests
 //! compare them.
 
 use super::avx512::{LANES, any, block_errors, first_block_errors};
 use core::arch::x86_64::{
-    __m256i, _mm512_add_epi8, _mm512_and_si512, _mm512_castsi512_si256, _mm512_cmpge_epu8_mask,
-    _mm512_cmpge_epu16_mask, _mm512_cmplt_epi8_mask, _mm512_cmplt_epu16_mask, _mm512_cvtepu8_epi16,
-    _mm512_extracti64x4_epi64, _mm512_loadu_epi8, _mm512_mask_blend_epi16, _mm512_mask_storeu_epi16,
-    _mm512_maskz_compress_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8,
-    _mm512_set1_epi16, _mm512_slli_epi16, _mm512_storeu_epi16,
+    __m512i, _mm512_add_epi8, _mm512_and_si512, _mm512_castsi512_si256, _mm512_cmpge_epu8_mask, _mm512_cmplt_epi8_mask,
+    _mm512_cvtepu8_epi16, _mm512_extracti64x4_epi64, _mm512_loadu_epi8, _mm512_mask_blend_epi8,
+    _mm512_mask_storeu_epi16, _mm512_maskz_compress_epi8, _mm512_maskz_mov_epi8, _mm512_movepi8_mask,
+    _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_slli_epi16, _mm512_srli_epi16,
+    _mm512_storeu_epi16, _mm512_ternarylogic_epi32,
 };
 
 /// Whether this kernel runs: the cap on the tier ([`crate::tier`]) allows AVX-512,
@@ -152,24 +153,15 @@ unsafe fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [u16]) -> (usize, usi
         let first = _mm512_permutexvar_epi8(places, v);
         let second = _mm512_permutexvar_epi8(_mm512_add_epi8(places, _mm512_set1_epi8(1)), v);
         let third = _mm512_permutexvar_epi8(_mm512_add_epi8(places, _mm512_set1_epi8(2)), v);
-        // SAFETY: `dst` has room for 64 units from `written` (see above), and the CPU
-        // has the features (this function enables them).
+        let (first_units, second_units) = code_units(first, second, third);
+        // SAFETY: `dst` has room for 64 units from `written` (see above); the masks
+        // keep the stores to the `n` units (a whole vector stored at the end of the
+        // text wrote 22 units past the decoder's output in a test of Vietnamese into
+        // UTF-16, where the contract allows 16: `buffer_bounds`).
         unsafe {
-            store_units(
-                out.add(written),
-                n,
-                _mm512_castsi512_si256(first),
-                _mm512_castsi512_si256(second),
-                _mm512_castsi512_si256(third),
-            );
+            _mm512_mask_storeu_epi16(out.add(written).cast(), units_below(n), first_units);
             if n > 32 {
-                store_units(
-                    out.add(written + 32),
-                    n - 32,
-                    _mm512_extracti64x4_epi64::<1>(first),
-                    _mm512_extracti64x4_epi64::<1>(second),
-                    _mm512_extracti64x4_epi64::<1>(third),
-                );
+                _mm512_mask_storeu_epi16(out.add(written + 32).cast(), units_below(n - 32), second_units);
             }
         }
         read += next;
@@ -178,33 +170,56 @@ unsafe fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [u16]) -> (usize, usi
     (read, written)
 }
 
-/// The code units of the first `count` (up to 32) of 32 characters, given their
-/// first, second and third bytes (the bytes after a character's last are not looked
-/// at), stored at `out`, and nothing after them: a whole vector stored at the end of
-/// the text wrote 22 units past the decoder's output in a test of Vietnamese into
-/// UTF-16, where the contract allows 16 (`buffer_bounds`).
-///
-/// # Safety
-/// `out` must have room for `count` units, and the CPU AVX-512BW.
+/// The code units of 64 characters, given their first, second and third bytes (the
+/// bytes after a character's last are not looked at): characters 0 to 31 in the
+/// first vector, 32 to 63 in the second. Each unit's low byte and high byte are
+/// worked out for all 64 at once in 8-bit lanes (shifts of 16-bit lanes, then
+/// selects that keep each byte's own bits), then interleaved into 16-bit lanes by
+/// two byte permutes (`vpermt2b`) that keep the characters' order.
 #[inline]
-#[target_feature(enable = "avx512bw")]
-unsafe fn store_units(out: *mut u16, count: usize, first: __m256i, second: __m256i, third: __m256i) {
-    let (first, second, third) =
-        (_mm512_cvtepu8_epi16(first), _mm512_cvtepu8_epi16(second), _mm512_cvtepu8_epi16(third));
-    let set = _mm512_set1_epi16;
-    let second6 = _mm512_and_si512(second, set(0x3F));
-    let third6 = _mm512_and_si512(third, set(0x3F));
-    // Three bytes: the first's low four bits (the shift drops the rest), six and six.
-    let three =
-        _mm512_or_si512(_mm512_or_si512(_mm512_slli_epi16::<12>(first), _mm512_slli_epi16::<6>(second6)), third6);
-    // Two bytes: the first's low five bits, then six.
-    let two = _mm512_or_si512(_mm512_slli_epi16::<6>(_mm512_and_si512(first, set(0x1F))), second6);
-    let ascii = _mm512_cmplt_epu16_mask(first, set(0x80));
-    let long = _mm512_cmpge_epu16_mask(first, set(0xE0));
-    let units = _mm512_mask_blend_epi16(ascii, _mm512_mask_blend_epi16(long, two, three), first);
-    let keep = if count >= 32 { u32::MAX } else { (1u32 << count) - 1 };
-    // SAFETY: the caller's precondition (the mask keeps the stores inside it).
-    unsafe { _mm512_mask_storeu_epi16(out.cast(), keep, units) };
+#[target_feature(enable = "avx512bw,avx512vbmi")]
+fn code_units(first: __m512i, second: __m512i, third: __m512i) -> (__m512i, __m512i) {
+    let set = _mm512_set1_epi8;
+    // The bits of `a` where `mask` has ones, and of `b` elsewhere.
+    let select = |mask: u8, a, b| _mm512_ternarylogic_epi32::<0xE4>(a, b, set(mask as i8));
+    let ascii = !_mm512_movepi8_mask(first);
+    let long = _mm512_cmpge_epu8_mask(first, set(0xE0u8 as i8));
+    // Two bytes: the low byte is the first's low two bits, then the second's low six;
+    // the high byte the first's bits 2 to 4. Three bytes: the low byte is the second's
+    // low two bits, then the third's low six; the high byte the first's low four,
+    // then the second's bits 2 to 5. ASCII: the byte itself, and 0.
+    let low_two = select(0xC0, _mm512_slli_epi16::<6>(first), second);
+    let low_three = select(0xC0, _mm512_slli_epi16::<6>(second), third);
+    let low = _mm512_mask_blend_epi8(ascii, _mm512_mask_blend_epi8(long, low_two, low_three), first);
+    let high_two = _mm512_and_si512(_mm512_srli_epi16::<2>(first), set(0x07));
+    let high_three = select(0xF0, _mm512_slli_epi16::<4>(first), _mm512_srli_epi16::<2>(second));
+    let high = _mm512_maskz_mov_epi8(!ascii, _mm512_mask_blend_epi8(long, high_two, high_three));
+    // SAFETY: `INTERLEAVE` has 128 bytes; the CPU has AVX-512BW (this function
+    // enables it).
+    let (first_order, second_order) = unsafe {
+        (_mm512_loadu_epi8(INTERLEAVE.as_ptr().cast()), _mm512_loadu_epi8(INTERLEAVE.as_ptr().add(BLOCK).cast()))
+    };
+    (_mm512_permutex2var_epi8(low, first_order, high), _mm512_permutex2var_epi8(low, second_order, high))
+}
+
+/// The byte permutes of [`code_units`]: unit `m`'s low byte from lane `m` of the
+/// low bytes, its high byte from lane `m` of the high bytes (64 on, in the second
+/// operand); units 0 to 31, then 32 to 63.
+static INTERLEAVE: [u8; 2 * BLOCK] = {
+    let mut order = [0; 2 * BLOCK];
+    let mut i = 0;
+    while i < 2 * BLOCK {
+        let unit = (i / 2) as u8;
+        order[i] = if i % 2 == 0 { unit } else { unit + BLOCK as u8 };
+        i += 1;
+    }
+    order
+};
+
+/// The first `n` of 32 units (all for `n >= 32`).
+#[inline(always)]
+fn units_below(n: usize) -> u32 {
+    if n >= 32 { u32::MAX } else { (1 << n) - 1 }
 }
 
 #[cfg(test)]

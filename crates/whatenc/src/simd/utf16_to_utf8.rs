@@ -524,7 +524,7 @@ unsafe fn run_ssse3<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize
 /// # Safety
 /// The CPU must have what [`super::avx512_utf16::cpu_has_all`] checks, and SSSE3.
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-#[target_feature(enable = "ssse3,avx2,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+#[target_feature(enable = "ssse3,avx2,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 unsafe fn run_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     bmp_to_utf8_blocks::<U, { BlockKernels::Wide as u8 }, false>(src, dst, min_room)
 }
@@ -578,7 +578,7 @@ unsafe fn bmp_to_utf8_avx2_or_ssse3<U: Units>(src: U, dst: &mut [u8], min_room: 
 /// # Safety
 /// The CPU must have what [`super::avx512_utf16::cpu_has_all`] checks, and SSSE3.
 #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-#[target_feature(enable = "ssse3,avx2,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")]
+#[target_feature(enable = "ssse3,avx2,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi2,popcnt")]
 unsafe fn bmp_to_utf8_wide<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     // SAFETY: `src` holds `len` units; the CPU has the features (this function enables
     // them, and the caller checked).
