@@ -410,8 +410,30 @@ pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [u8]) -> usize {
 /// en.html 0.856 → 0.848.
 const VALID_PIECE: usize = 16 << 10;
 
+/// [`VALID_PIECE`] on `AMD EPYC` Zen 5 (AMD's family 1Ah; `x86_64::amd_family_1ah_on`),
+/// whose pieces of 16 KiB made the pages that come from memory slower than one
+/// validation of the whole then one copy. Portable tier, rotating, whatenc /
+/// encoding_rs in the same run, pieces of 16 KiB, 128 KiB, 256 KiB, the whole: ru.html
+/// 0.85, 1.06, 1.10, 1.06; th.html 0.87, 1.10, 1.15, 1.06; en.html 1.07, 1.23, 1.31,
+/// 1.10; fr.html –, 1.05, 1.11, 1.03; ar.html 0.91, 1.05, 1.05, 1.06 (SSE2 tier for
+/// 16 KiB); the texts of 20–77 KB alike at every size (0.97–1.15).
+#[cfg_attr(any(not(target_arch = "x86_64"), whatenc_portable), allow(dead_code))]
+const LARGE_VALID_PIECE: usize = 256 << 10;
+
+/// The bytes that [`valid_utf8_prefix_in_pieces`] validates, then copies, at a time
+/// on this CPU: [`LARGE_VALID_PIECE`] on `AMD EPYC` Zen 5 and later, else
+/// [`VALID_PIECE`].
+#[inline]
+fn valid_piece() -> usize {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if x86_64::amd_family_1ah_on() {
+        return LARGE_VALID_PIECE;
+    }
+    VALID_PIECE
+}
+
 /// Where no kernel validates and copies in one pass (the SSE2 and portable tiers):
-/// validates `src` with [`valid_utf8_prefix`] a piece of [`VALID_PIECE`] bytes at a
+/// validates `src` with [`valid_utf8_prefix`] a piece of [`valid_piece`] bytes at a
 /// time, and gives `copy` the valid text of each piece while it is still in L1;
 /// returns the length of the longest valid prefix of `src` (all that `copy` got).
 ///
@@ -421,10 +443,16 @@ const VALID_PIECE: usize = 16 << 10;
 /// to 16 KiB measured alike, of 32 KiB and more lost most of it. Inlined: as a call,
 /// it cost the stretches between errors (a stray byte every 1000) 1–5%.
 #[inline(always)]
-fn valid_utf8_prefix_in_pieces(src: &[u8], mut copy: impl FnMut(&str)) -> usize {
+fn valid_utf8_prefix_in_pieces(src: &[u8], copy: impl FnMut(&str)) -> usize {
+    valid_utf8_prefix_in_pieces_of(src, valid_piece(), copy)
+}
+
+/// [`valid_utf8_prefix_in_pieces`] with pieces of `piece` bytes (at least 4).
+#[inline(always)]
+fn valid_utf8_prefix_in_pieces_of(src: &[u8], piece: usize, mut copy: impl FnMut(&str)) -> usize {
     let mut pos = 0;
     loop {
-        let end = src.len().min(pos + VALID_PIECE);
+        let end = src.len().min(pos + piece);
         let valid = valid_utf8_prefix(&src[pos..end]);
         copy(valid);
         pos += valid.len();
@@ -966,12 +994,18 @@ mod tests {
     /// every place, and errors just before, at and after those ends.
     #[test]
     fn valid_prefix_in_pieces_matches_std() {
-        let piece = super::VALID_PIECE;
+        for piece in [super::VALID_PIECE, super::LARGE_VALID_PIECE] {
+            check_pieces(piece);
+        }
+    }
+
+    fn check_pieces(piece: usize) {
         let text: Vec<u8> = "a\u{E9}\u{4E2D}\u{1F600}".repeat(3 * piece / 10).into_bytes();
         let check = |bytes: &[u8], what: &str| {
             let expected = core::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
             let mut got = Vec::new();
-            let valid = super::valid_utf8_prefix_in_pieces(bytes, |part| got.extend_from_slice(part.as_bytes()));
+            let valid =
+                super::valid_utf8_prefix_in_pieces_of(bytes, piece, |part| got.extend_from_slice(part.as_bytes()));
             assert_eq!((valid, got.len()), (expected, expected), "{what}");
             assert!(got == bytes[..expected], "{what}");
         };

@@ -125,18 +125,26 @@ pub(super) fn sparse_pays() -> bool {
 /// cores are Zen): the family of CPUID's leaf 1, with its extended part, asked once
 /// and cached.
 fn amd_family_17h() -> bool {
-    cached(&AMD_FAMILY_17H, || {
-        if !vendor_amd() {
-            return false;
-        }
-        #[allow(unused_unsafe, reason = "`__cpuid` is safe in newer compilers")]
-        // SAFETY: every x86_64 CPU has CPUID and its leaf 1.
-        let eax = unsafe { core::arch::x86_64::__cpuid(1) }.eax;
-        let base = (eax >> 8) & 0xF;
-        let family = if base == 0xF { base + ((eax >> 20) & 0xFF) } else { base };
-        matches!(family, 0x17 | 0x18)
-    })
+    cached(&AMD_FAMILY_17H, || vendor_amd() && matches!(family(), 0x17 | 0x18))
 }
+
+/// The CPU's family: that of CPUID's leaf 1, with its extended part.
+fn family() -> u32 {
+    #[allow(unused_unsafe, reason = "`__cpuid` is safe in newer compilers")]
+    // SAFETY: every x86_64 CPU has CPUID and its leaf 1.
+    let eax = unsafe { core::arch::x86_64::__cpuid(1) }.eax;
+    let base = (eax >> 8) & 0xF;
+    if base == 0xF { base + ((eax >> 20) & 0xFF) } else { base }
+}
+
+/// Whether the CPU is AMD's of family 1Ah (Zen 5) or later, asked once and cached:
+/// where `super::valid_piece` takes large pieces.
+pub(super) fn amd_family_1ah_on() -> bool {
+    cached(&AMD_FAMILY_1AH_ON, || vendor_amd() && family() >= 0x1A)
+}
+
+/// [`amd_family_1ah_on`]'s answer, as [`cached`] keeps it.
+static AMD_FAMILY_1AH_ON: AtomicU8 = AtomicU8::new(0);
 
 /// [`amd_family_17h`]'s answer, as [`cached`] keeps it.
 static AMD_FAMILY_17H: AtomicU8 = AtomicU8::new(0);
