@@ -149,7 +149,11 @@ impl Decoder {
     fn iso_2022_jp_extra(&self) -> usize {
         let held = self.held();
         let (lead, output) = self.native.iso_2022_jp_lead_and_output().unwrap_or((0, false));
-        let (lead, output) = (usize::from(lead != 0), usize::from(output || self.iso_kept_output));
+        // The output flag encoding_rs kept where the stream ended inside an escape
+        // sequence: after `ESC`, until more input; after `ESC $` or `ESC (`, while
+        // their second byte is held (encoding_rs unsets the flag when it decodes it).
+        let kept = self.iso_kept_output && (self.last_fed == 0x1B || held == 1);
+        let (lead, output) = (usize::from(lead != 0), usize::from(output || kept));
         let (_, start, end) = self.replay();
         match held {
             // Bytes BOM sniffing held back, decoded in part: encoding_rs counts one
@@ -159,6 +163,9 @@ impl Decoder {
             1 if self.last_fed == 0x1B => 1 + lead + output,
             // Inside `ESC $` or `ESC (` (its second byte is the lead).
             2 if matches!(self.last_fed, 0x24 | 0x28) => 2 + output,
+            // The stream ended inside `ESC $` or `ESC (`: the second byte is held to
+            // be decoded again, and encoding_rs keeps its output flag.
+            1 if matches!(self.last_fed, 0x24 | 0x28) => 1 + output,
             held => held,
         }
     }

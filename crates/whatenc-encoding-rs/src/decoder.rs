@@ -144,8 +144,9 @@ pub struct Decoder {
     /// decodes before reading more input.
     pub(crate) unit_held: bool,
     /// ISO-2022-JP: the output flag encoding_rs keeps where the stream ended
-    /// right after `ESC` (an error; the standard, and the native decoder, unset the
-    /// flag there, encoding_rs leaves it as it was), until more input is read.
+    /// inside an escape sequence, after `ESC`, `ESC $` or `ESC (` (an error; the
+    /// standard, and the native decoder, unset the flag there, encoding_rs leaves it
+    /// as it was), until more input is read.
     pub(crate) iso_kept_output: bool,
 }
 
@@ -843,21 +844,32 @@ impl Decoder {
                         && !from_replay
                         && src.get(read) == Some(&0x1B)
                         && (0x21..=0x7E).contains(&self.last_fed)
+                        && self.native.iso_2022_jp_lead_and_output().is_some_and(|(lead, _)| lead == self.last_fed)
                     {
                         // A leading byte of JIS X 0208 before `ESC`: encoding_rs reads
                         // the `ESC` as part of the error (the native decoder leaves it
                         // for the next call); it starts an escape sequence all the same.
+                        // (Not a byte that is no katakana, 0x60 to 0x7E, before `ESC`:
+                        // an error of its own, with no lead.)
                         let progress = self.feed(&src[read..read + 1], dst, written, 0, false);
                         read += progress.read;
                         after = progress.read as u8;
                     }
-                    if let Some(mut before) = iso_before.filter(|_| {
-                        error.len == 1 && after == 0 && self.last_fed == 0x1B && progress.read == input.len()
-                    }) {
-                        // The stream ended right after `ESC`: encoding_rs's output flag
-                        // stays as it was at the `ESC` (what the bytes before it in this
-                        // call left; `ESC` itself does not change it).
-                        let mut rest = &input[..progress.read.saturating_sub(1)];
+                    // The bytes of an escape sequence cut by the end of the stream:
+                    // `ESC` (then `after` is 0), or `ESC $` or `ESC (` (1).
+                    let escape = match self.last_fed {
+                        0x1B if after == 0 => 1,
+                        0x24 | 0x28 if after == 1 => 2,
+                        _ => 0,
+                    };
+                    if let Some(mut before) =
+                        iso_before.filter(|_| error.len == 1 && escape > 0 && progress.read == input.len())
+                    {
+                        // The stream ended inside an escape sequence: encoding_rs's
+                        // output flag stays as it was at its `ESC` (what the bytes
+                        // before it in this call left; `ESC` itself does not change
+                        // it), where the standard unsets it.
+                        let mut rest = &input[..progress.read.saturating_sub(escape)];
                         let mut scratch = [0u16; 64];
                         while !rest.is_empty() {
                             rest = &rest[before.decode_to_utf16(rest, &mut scratch, false).read..];

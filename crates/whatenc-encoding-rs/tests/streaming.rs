@@ -286,3 +286,29 @@ fn check_fuzz_input(data: &[u8]) {
         check_encode(c, r_encoding, method, &split_text(&text, &cuts), rooms.into_iter());
     }
 }
+
+/// ISO-2022-JP: three escape sequences in a row (an escape sequence right after
+/// another is an error), then a tail that ends inside one or makes another error,
+/// cut once at every offset, every method and room from 0 to 16 and the `max_*`
+/// lengths: encoding_rs keeps its output flag where the stream ends inside an escape
+/// sequence, and counts it in its bounds; a byte that is no katakana before `ESC` is
+/// an error of its own, where a JIS X 0208 lead before `ESC` takes the `ESC` into its
+/// error (`fuzz/repro/compat`, session 37).
+#[test]
+fn iso_2022_jp_escape_sequences_in_a_row() {
+    let mut count = Count("iso_2022_jp_escape_sequences_in_a_row", 0);
+    let (c, r) = PAIRS.iter().copied().find(|(_, r)| r.name() == "ISO-2022-JP").unwrap();
+    let escapes: [&[u8]; 5] = [b"\x1b(B", b"\x1b(J", b"\x1b(I", b"\x1b$@", b"\x1b$B"];
+    let tails: [&[u8]; 9] =
+        [b"\x1b(", b"\x1b$", b"\x1b", b"\x1b$A", b"\x1b(Bx", b"\x1b$\x1b$", b"\x1b$B!", b"!\x60\x1b(", b"\x60\x1b$"];
+    for first in escapes {
+        for second in escapes {
+            for tail in tails {
+                let input = [first, second, tail].concat();
+                for cut in 0..=input.len() {
+                    count.1 += check_decode(c, r, &split(&input, &[cut]), Bom::None, 0..=16);
+                }
+            }
+        }
+    }
+}
