@@ -132,17 +132,13 @@ pub(crate) fn cpu_tier() -> Tier {
 /// `AMD EPYC` Zen 4, pt.txt +10% and +7%, fr.txt +7%; on `Intel Xeon` Emerald
 /// Rapids, UTF-16 → UTF-8, fr.txt −12% (98.7 against 112.5 µs), pt.txt −7%; on `AMD
 /// EPYC` Zen 1, fr.txt UTF-16BE → `String` −13% but cs.txt UTF-16 → UTF-8 +28% (some
-/// of its versions counted as text of letters), so AMD's stay without, but for Zen 5
-/// (family 1Ah, `x86_64::amd_family_1ah_on`) and later: there, whatenc / encoding_rs
-/// in the same run, without → with, UTF-16LE → `String` fr.txt 0.94 → 1.05, pt.txt
-/// 0.95 → 1.03, UTF-16BE fr.txt 0.99 → 1.09, pt.txt 1.03 → 1.08, UTF-16 → UTF-8
-/// fr.txt 1.13 → 1.22; cs.txt 1.43 → 1.40 (LE) and 1.38 → 1.44 (BE), de.txt and
-/// tr.txt within 2%. (The steps' stores and loads overlap, one byte apart: what a
-/// store-forwarding stall is made of.)
+/// of its versions counted as text of letters), so AMD's stay without. (The
+/// steps' stores and loads overlap, one byte apart: what a store-forwarding stall is
+/// made of.)
 #[inline]
 pub(crate) fn letter_steps_pay() -> bool {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    return !x86_64::vendor_amd() || x86_64::amd_family_1ah_on();
+    return !x86_64::vendor_amd();
     #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
     true
 }

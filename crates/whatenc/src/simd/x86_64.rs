@@ -138,7 +138,7 @@ fn family() -> u32 {
 }
 
 /// Whether the CPU is AMD's of family 1Ah (Zen 5) or later, asked once and cached:
-/// where `super::valid_piece` takes large pieces and `super::letter_steps_pay`.
+/// where `super::valid_piece` takes large pieces.
 pub(super) fn amd_family_1ah_on() -> bool {
     cached(&AMD_FAMILY_1AH_ON, || vendor_amd() && family() >= 0x1A)
 }
@@ -214,15 +214,14 @@ fn cached(cell: &AtomicU8, ask: impl FnOnce() -> bool) -> bool {
     }
 }
 
-/// Sets [`prefetch_pays`]' answer, and [`vendor_amd`]'s to the opposite with
-/// [`amd_family_1ah_on`]'s no (so that the letter steps' choice follows), so that the
-/// tests run the checks both with the prefetch and without, whatever the CPU. (No
-/// answer changes a result, so tests running meanwhile are not disturbed.)
+/// Sets [`prefetch_pays`]' answer, and [`vendor_amd`]'s to the opposite (so that the
+/// letter steps' choice follows), so that the tests run the checks both with the
+/// prefetch and without, whatever the CPU. (No answer changes a result, so tests
+/// running meanwhile are not disturbed.)
 #[cfg(test)]
 pub(super) fn set_prefetch_pays(pays: bool) {
     PREFETCH_PAYS.store(if pays { 1 } else { 2 }, Ordering::Relaxed);
     VENDOR_AMD.store(if pays { 2 } else { 1 }, Ordering::Relaxed);
-    AMD_FAMILY_1AH_ON.store(2, Ordering::Relaxed);
 }
 
 /// How [`copy_bytes`] copies in its own loop: the lengths it takes, and how far
