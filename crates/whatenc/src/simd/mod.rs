@@ -132,9 +132,12 @@ pub(crate) fn cpu_tier() -> Tier {
 /// `AMD EPYC` Zen 4, pt.txt +10% and +7%, fr.txt +7%; on `Intel Xeon` Emerald
 /// Rapids, UTF-16 → UTF-8, fr.txt −12% (98.7 against 112.5 µs), pt.txt −7%; on `AMD
 /// EPYC` Zen 1, fr.txt UTF-16BE → `String` −13% but cs.txt UTF-16 → UTF-8 +28% (some
-/// of its versions counted as text of letters), so AMD's stay without. (The
-/// steps' stores and loads overlap, one byte apart: what a store-forwarding stall is
-/// made of.)
+/// of its versions counted as text of letters), so AMD's stay without; on `AMD
+/// EPYC` Zen 5 the texts gained (whatenc / encoding_rs, UTF-16LE → `String` fr.txt
+/// 0.94 → 1.05, pt.txt 0.95 → 1.03, UTF-16BE fr.txt 0.99 → 1.09) but the pages lost
+/// more (tr.html UTF-16LE → `String` 1.44 → 1.19, zh_cn.html UTF-16 → UTF-8 1.06 →
+/// 0.94, ja.html 1.19 → 1.05). (The steps' stores and loads overlap, one byte apart:
+/// what a store-forwarding stall is made of.)
 #[inline]
 pub(crate) fn letter_steps_pay() -> bool {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
