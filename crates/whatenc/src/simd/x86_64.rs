@@ -163,7 +163,8 @@ pub(super) fn set_sparse_pays(pays: bool) {
 /// way on the first and last: [`prefetch_pays`] (the UTF-8 check's prefetch, and
 /// [`copy_bytes`]' own loop, which also asks for [`fast_short_rep_movsb`]) and
 /// `super::letter_steps_pay`. Two ask for the family too ([`amd_family_17h`]): the
-/// prefetch pays on `AMD EPYC` Zen 1, and the sparse mode does not ([`sparse_pays`]).
+/// prefetch pays on `AMD EPYC` Zen 1, and the sparse mode does not ([`sparse_pays`]);
+/// and the pieces of `super::valid_piece` are larger from Zen 5 on ([`amd_family_1ah_on`]).
 pub(super) fn vendor_amd() -> bool {
     cached(&VENDOR_AMD, || {
         // The vendor string is EBX, EDX, ECX of leaf 0.
