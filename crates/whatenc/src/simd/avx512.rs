@@ -126,7 +126,7 @@ pub(super) static LANES: [u8; BLOCK] = {
 
 /// The first `n` lanes (all for `n >= 64`).
 #[inline(always)]
-fn lanes_below(n: usize) -> u64 {
+pub(super) fn lanes_below(n: usize) -> u64 {
     if n >= BLOCK { u64::MAX } else { (1 << n) - 1 }
 }
 

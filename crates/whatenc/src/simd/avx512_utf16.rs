@@ -181,8 +181,8 @@ pub(crate) unsafe fn bmp_steps(
 }
 
 /// 32 code units (none a surrogate, not all ASCII: `wide` has a bit for each that
-/// is not, `long` for each of U+0800 or above) to UTF-8 at `out`; returns the bytes written (at most 96, nothing after
-/// them).
+/// is not, `long` for each of U+0800 or above) to UTF-8 at `out`; returns the bytes
+/// written (at most 96, nothing after them).
 ///
 /// # Safety
 /// `out` must have room for 96 bytes; the CPU must have AVX-512BW, VBMI and VBMI2, BMI2
@@ -210,12 +210,9 @@ unsafe fn step_to_utf8(units: __m512i, wide: u32, long: u32, out: *mut u8) -> us
     // 15 come out of the interleave in order in `first_half`, 16 to 31 in
     // `second_half`; each is then compressed (`vpcompressb`) to the bytes kept.
     let ordered = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), units);
-    let low6 = _mm512_or_si512(_mm512_and_si512(ordered, set(0x3F)), set(0x80));
-    let high = _mm512_srli_epi16::<6>(ordered);
-    let two = _mm512_or_si512(_mm512_or_si512(high, set(0xC0)), _mm512_slli_epi16::<8>(low6));
-    let middle6 = _mm512_or_si512(_mm512_and_si512(high, set(0x3F)), set(0x80));
-    let three =
-        _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi16::<12>(ordered), set(0xE0)), _mm512_slli_epi16::<8>(middle6));
+    let (three, low6) = three_byte_parts(ordered);
+    let two =
+        _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi16::<6>(ordered), set(0xC0)), _mm512_slli_epi16::<8>(low6));
     let firsts = _mm512_mask_blend_epi16(
         _mm512_cmplt_epu16_mask(ordered, set(0x80)),
         _mm512_mask_blend_epi16(_mm512_cmplt_epu16_mask(ordered, set(0x800)), three, two),
@@ -261,11 +258,7 @@ const THREE_BYTE_STEPS_BEFORE: u32 = 8;
 #[inline]
 #[target_feature(enable = "avx512bw,avx512vbmi")]
 unsafe fn three_byte_step(units: __m512i, out: *mut u8) {
-    let set = _mm512_set1_epi16;
-    let third = _mm512_or_si512(_mm512_and_si512(units, set(0x3F)), set(0x80));
-    let middle = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16::<6>(units), set(0x3F)), set(0x80));
-    let firsts =
-        _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi16::<12>(units), set(0xE0)), _mm512_slli_epi16::<8>(middle));
+    let (firsts, third) = three_byte_parts(units);
     // SAFETY: `THREE_BYTES` has 128 bytes; `out` has room for 96 bytes, which the
     // two stores fill.
     unsafe {
@@ -276,6 +269,19 @@ unsafe fn three_byte_step(units: __m512i, out: *mut u8) {
             _mm512_castsi512_si256(_mm512_permutex2var_epi8(firsts, _mm512_loadu_si512(order.add(64).cast()), third)),
         );
     }
+}
+
+/// Each unit's UTF-8 as three bytes, in 16-bit lanes: its first two (first byte
+/// lowest), and its third (80 | its low six bits) apart.
+#[inline]
+#[target_feature(enable = "avx512bw")]
+fn three_byte_parts(units: __m512i) -> (__m512i, __m512i) {
+    let set = _mm512_set1_epi16;
+    let third = _mm512_or_si512(_mm512_and_si512(units, set(0x3F)), set(0x80));
+    let middle = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16::<6>(units), set(0x3F)), set(0x80));
+    let firsts =
+        _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi16::<12>(units), set(0xE0)), _mm512_slli_epi16::<8>(middle));
+    (firsts, third)
 }
 
 /// The byte permutes of [`three_byte_step`]'s 32 three-byte sequences: byte `j` of the
@@ -634,8 +640,8 @@ pub(super) mod tests {
 
     /// Long runs of three-byte units, so that the steps reach [`three_byte_step`],
     /// broken by one unit of each other kind (ASCII, two bytes, a surrogate) at every
-    /// place of the first 400, in both byte orders, with room that runs out at every
-    /// place too: what the steps read is written as the standard library writes it,
+    /// place of the first 400, in both byte orders, with room that runs out at a
+    /// random place: what the steps read is written as the standard library writes it,
     /// and nothing after it; they stop only at the surrogate's step or for the end or
     /// the room.
     #[test]

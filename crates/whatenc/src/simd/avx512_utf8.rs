@@ -11,7 +11,7 @@
 //! decoded alone. The twin is [`super::scalar::utf8_to_utf16`], and the tests
 //! compare them.
 
-use super::avx512::{LANES, any, block_errors, first_block_errors};
+use super::avx512::{LANES, any, block_errors, first_block_errors, lanes_below};
 use core::arch::x86_64::{
     __m512i, _mm512_add_epi8, _mm512_and_si512, _mm512_castsi512_si256, _mm512_cmpge_epu8_mask, _mm512_cmplt_epi8_mask,
     _mm512_cvtepu8_epi16, _mm512_extracti64x4_epi64, _mm512_loadu_epi8, _mm512_mask_blend_epi8,
@@ -159,9 +159,9 @@ unsafe fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [u16]) -> (usize, usi
         // text wrote 22 units past the decoder's output in a test of Vietnamese into
         // UTF-16, where the contract allows 16: `buffer_bounds`).
         unsafe {
-            _mm512_mask_storeu_epi16(out.add(written).cast(), units_below(n), first_units);
+            _mm512_mask_storeu_epi16(out.add(written).cast(), lanes_below(n) as u32, first_units);
             if n > 32 {
-                _mm512_mask_storeu_epi16(out.add(written + 32).cast(), units_below(n - 32), second_units);
+                _mm512_mask_storeu_epi16(out.add(written + 32).cast(), lanes_below(n - 32) as u32, second_units);
             }
         }
         read += next;
@@ -215,12 +215,6 @@ static INTERLEAVE: [u8; 2 * BLOCK] = {
     }
     order
 };
-
-/// The first `n` of 32 units (all for `n >= 32`).
-#[inline(always)]
-fn units_below(n: usize) -> u32 {
-    if n >= 32 { u32::MAX } else { (1 << n) - 1 }
-}
 
 #[cfg(test)]
 mod tests {
