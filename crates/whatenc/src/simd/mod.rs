@@ -125,8 +125,8 @@ pub(crate) fn cpu_tier() -> Tier {
 
 /// Whether the portable UTF-16 → UTF-8 loop takes `utf16_to_utf8`'s letter steps
 /// for text with a letter every 16 to 40 units (Portuguese, French): not on AMD's
-/// x86_64 CPUs (`x86_64::vendor_amd`), where its runs of ASCII (or its chunks) were
-/// faster; elsewhere, yes.
+/// x86_64 CPUs (`x86_64::vendor_amd`) before Zen 5 (`x86_64::amd_family_1ah_on`),
+/// where its runs of ASCII (or its chunks) were faster; elsewhere, yes.
 /// Time, portable tier, rotating, UTF-16 → UTF-8 and UTF-16LE → `String`: on `Intel
 /// Xeon` Cascade Lake the steps took fr.txt −14% and −12%, pt.txt −10% and −9%; on
 /// `AMD EPYC` Zen 4, pt.txt +10% and +7%, fr.txt +7%; on `Intel Xeon` Emerald
@@ -137,11 +137,16 @@ pub(crate) fn cpu_tier() -> Tier {
 /// 0.94 → 1.05, pt.txt 0.95 → 1.03, UTF-16BE fr.txt 0.99 → 1.09) but the pages lost
 /// more (tr.html UTF-16LE → `String` 1.44 → 1.19, zh_cn.html UTF-16 → UTF-8 1.06 →
 /// 0.94, ja.html 1.19 → 1.05). (The steps' stores and loads overlap, one byte apart:
-/// what a store-forwarding stall is made of.)
+/// what a store-forwarding stall is made of.) Since the steps copy for a second
+/// letter only where there is one and the loop leaves them where they find few
+/// letters (session 38), on Zen 5, against no steps, whatenc / encoding_rs,
+/// UTF-16LE → `String` fr.txt 0.91 → 1.22, pt.txt 0.93 → 1.20, UTF-16BE fr.txt 0.92 →
+/// 1.29; UTF-16 → UTF-8 fr.txt 1.11 → 1.51; pages alike (zh_cn.html UTF-16LE →
+/// `String` 1.57 → 1.42 with encoding_rs faster in that build, 5,673 → 5,693 MB/s).
 #[inline]
 pub(crate) fn letter_steps_pay() -> bool {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    return !x86_64::vendor_amd();
+    return !x86_64::vendor_amd() || x86_64::amd_family_1ah_on();
     #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
     true
 }

@@ -41,7 +41,6 @@ pub(crate) trait Units: Copy {
     #[cfg_attr(any(not(target_arch = "x86_64"), whatenc_portable), allow(dead_code))]
     fn raw_ptr(self) -> *const u8;
     /// The units from `i` on (`i <= len`).
-    #[cfg_attr(any(not(target_arch = "x86_64"), whatenc_portable), allow(dead_code))]
     fn from(self, i: usize) -> Self;
     /// The code unit at `i` (`i < len`).
     fn unit(self, i: usize) -> u16;
@@ -323,7 +322,8 @@ enum Text {
     /// ([`latin_run`]).
     Sparse,
     /// Between (Portuguese, French): [`letter_steps`] before each chunk (where they
-    /// pay, `super::letter_steps_pay`; [`Text::Sparse`] elsewhere).
+    /// pay, `super::letter_steps_pay`; [`Text::Sparse`] elsewhere), while they find
+    /// letters ([`LETTERS_WINDOW`]).
     Letters,
 }
 
@@ -349,6 +349,24 @@ impl Text {
             Text::Letters
         } else {
             Text::Chunks
+        }
+    }
+}
+
+impl Text {
+    /// The way on from `read` after a window of [`Text::Letters`] of `units` units
+    /// (at least [`LETTERS_WINDOW`]) in which [`letter_steps`] wrote `letters`
+    /// letters: the steps still, with at least one letter in [`LETTERS_AT_LEAST`]
+    /// units; otherwise [`Text::of`] the units from `read`, with [`Text::Sparse`]
+    /// for the steps.
+    #[inline(always)]
+    fn after_window<U: Units>(src: U, read: usize, units: usize, letters: usize) -> Text {
+        if letters * LETTERS_AT_LEAST >= units {
+            return Text::Letters;
+        }
+        match Text::of(src.from(read)) {
+            Text::Letters => Text::Sparse,
+            other => other,
         }
     }
 }
@@ -681,8 +699,8 @@ const NOT_ASCII: u64 = 0xFF80 * LANES;
 /// `Intel Xeon` Cascade Lake); for [`Text::Letters`], [`letter_steps`] go before each
 /// chunk (time, portable tier, rotating, `Intel Xeon` Cascade Lake: UTF-16LE →
 /// `String` fr.txt −12%, pt.txt −9%, UTF-16BE −12% and −9%, UTF-16 → UTF-8 fr.txt
-/// −14%, pt.txt −10%); a chunk of units
-/// below U+0800 goes through [`scalar::chunk_to_utf8`] (no surrogate can be among
+/// −14%, pt.txt −10%), as long as they find letters (see [`LETTERS_WINDOW`]); a chunk
+/// of units below U+0800 goes through [`scalar::chunk_to_utf8`] (no surrogate can be among
 /// them, so none is looked for), and so does any other chunk with the portable and
 /// SSE2 kernels; with SSSE3 or AVX-512, a chunk with three-byte units goes through
 /// their shuffle kernels. The last units (fewer than a chunk, or those before a
@@ -690,16 +708,24 @@ const NOT_ASCII: u64 = 0xFF80 * LANES;
 /// U+0800 through [`scalar::below_0x800_to_utf8`], others through
 /// [`scalar::block_to_utf8`].
 #[inline(always)]
-fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize, text: Text) -> (usize, usize) {
+fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize, mut text: Text) -> (usize, usize) {
     debug_assert!(min_room <= 8);
     let len = src.len();
     let mut read = 0;
     let mut written = 0;
+    // For `Text::Letters`: where the window of `LETTERS_WINDOW` units began, and the
+    // letters that the steps have written in it (a byte more each).
+    let (mut window, mut letters) = (0, 0);
     while read + scalar::CHUNK_UNITS <= len {
         if text == Text::Letters {
             let (r, w) = letter_steps(src, read, &mut dst[written..]);
             read += r;
             written += w;
+            letters += w - r;
+            if read - window >= LETTERS_WINDOW {
+                text = Text::after_window(src, read, read - window, letters);
+                (window, letters) = (read, 0);
+            }
             if read + scalar::CHUNK_UNITS > len {
                 break;
             }
@@ -879,6 +905,22 @@ fn latin_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> (usize, usize) {
     }
 }
 
+/// The units over which [`bmp_to_utf8_words`] counts the letters that
+/// [`letter_steps`] find, for [`Text::Letters`]: with fewer than one in
+/// [`LETTERS_AT_LEAST`], it asks [`Text::of`] again (never for the steps) for the
+/// units that follow. The first 512 units that chose the steps may be a line of text
+/// in a page of markup or CJK, where the steps are slower than the runs of ASCII
+/// and the chunks. UTF-16 → UTF-8, portable tier, rotating, `AMD EPYC` Zen 5, MB/s,
+/// without the steps, with them and windows that count the units the steps took
+/// (which left runs of markup to them), and with these: zh_cn.html 6,206, 5,215,
+/// 5,890; tr.html 6,748, 5,847, 6,553; vi.html 6,348, 5,633, 5,970; fr.txt 3,902,
+/// 5,126, 5,122; pt.txt 4,241, 5,244, 5,410.
+const LETTERS_WINDOW: usize = 2048;
+
+/// See [`LETTERS_WINDOW`]: with 1 in 32, French text (a letter every 28 units) left
+/// the steps in some windows (fr.txt UTF-16 → UTF-8 3,816 MB/s against 5,122).
+const LETTERS_AT_LEAST: usize = 64;
+
 /// Room [`letter_steps`] needs for a step: its copy after a second letter reaches
 /// byte 34 (16 + 2 + 16), and each unit keeps the room asked for after it (at most
 /// 8 bytes).
@@ -922,8 +964,15 @@ fn letter_steps<U: Units>(src: U, i: usize, dst: &mut [u8]) -> (usize, usize) {
         let (p, q) = ((flags.trailing_zeros() / 8) as usize, (rest.trailing_zeros() / 8) as usize);
         out.copy_within(p..p + 16, p + 1);
         out[p] = first[p & 15];
-        out.copy_within(q + 1..q + 17, q + 2);
-        out[q + 1] = first[q & 15];
+        // A second letter in one step in ten or so of such text: a branch there,
+        // where the first copy has none (a letter in about half of the steps), took
+        // UTF-16LE → `String` fr.txt from 4,232 to 4,678 MB/s, pt.txt from 4,458 to
+        // 4,649 (portable tier, rotating, `AMD EPYC` Zen 5); with the first copy
+        // behind a branch too, 3,472 and 3,999 (against 4,656 and 4,629).
+        if rest != 0 {
+            out.copy_within(q + 1..q + 17, q + 2);
+            out[q + 1] = first[q & 15];
+        }
         read += 16;
         written += 16 + usize::from(p < 16) + usize::from(q < 16);
     }
@@ -1388,6 +1437,74 @@ mod tests {
                             stopped_right(&units, stop, &out, min_room, (read, written), &label);
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Text of letters for more than a window ([`LETTERS_WINDOW`]), then markup (an
+    /// arrow in it now and then), then letters again, then CJK, then letters: the
+    /// loop leaves the steps after the window that ends in markup ([`Text::after_window`] says
+    /// [`Text::Sparse`] there, [`Text::Chunks`] in CJK, the steps in letters), and
+    /// writes what the standard library does, from native units and bytes in both
+    /// orders, with rooms that cut it in each part.
+    #[test]
+    fn letter_steps_end_where_the_letters_do() {
+        let mut next = crate::simd::xorshift(0x1E77_0038);
+        let mut letters = |units: &mut Vec<u16>, n: usize| {
+            let end = units.len() + n;
+            while units.len() < end {
+                let r = next();
+                units.extend(["une ", "phrase", " de ", "texte ", "o", "mot "][(r >> 8) as usize % 6].encode_utf16());
+                if r.is_multiple_of(7) {
+                    units.extend(["\u{e9}", "\u{e8}s", "\u{e7}a", "\u{e0}"][(r >> 20) as usize % 4].encode_utf16());
+                }
+            }
+        };
+        // With an arrow now and then, where the steps stop.
+        let markup = |units: &mut Vec<u16>, n: usize| {
+            let end = units.len() + n;
+            for k in 0.. {
+                if units.len() >= end {
+                    break;
+                }
+                units.extend("<a href=\"/wiki/Page\" class=\"link\">".encode_utf16());
+                if k % 8 == 7 {
+                    units.extend("\u{2192}".encode_utf16());
+                }
+            }
+        };
+        let cjk = |units: &mut Vec<u16>, n: usize| units.extend((0..n).map(|i| 0x4E00 + (i as u16 % 500)));
+        let mut units = Vec::new();
+        letters(&mut units, 3000);
+        let first = units.len();
+        markup(&mut units, 3000);
+        let second = units.len();
+        letters(&mut units, 3000);
+        let third = units.len();
+        cjk(&mut units, 3000);
+        letters(&mut units, 1000);
+        assert_eq!(Text::of(NativeUnits(&units)), Text::Letters);
+        let at = |i: usize, letters: usize| Text::after_window(NativeUnits(&units), i, LETTERS_WINDOW, letters);
+        assert_eq!(at(first + 100, 0), Text::Sparse);
+        assert_eq!(at(first + 100, LETTERS_WINDOW / LETTERS_AT_LEAST), Text::Letters);
+        assert_eq!(at(second + 100, 0), Text::Sparse);
+        assert_eq!(at(third + 100, 0), Text::Chunks);
+        let bytes: [Vec<u8>; 2] = [false, true]
+            .map(|be| units.iter().flat_map(|&u| if be { u.to_be_bytes() } else { u.to_le_bytes() }).collect());
+        let full = String::from_utf16(&units).unwrap().len();
+        for size in [full + 8, full, full - 1, full / 2, first + 1000, third + 2000, 0] {
+            for min_room in [0, 8] {
+                for source in 0..3 {
+                    let mut out = vec![0u8; size];
+                    const P: u8 = BlockKernels::Portable as u8;
+                    let text = Text::Letters;
+                    let (read, written) = match source {
+                        0 => bmp_to_utf8_words::<_, P>(NativeUnits(&units), &mut out, min_room, text),
+                        1 => bmp_to_utf8_words::<_, P>(ByteUnits::<false>(&bytes[0]), &mut out, min_room, text),
+                        _ => bmp_to_utf8_words::<_, P>(ByteUnits::<true>(&bytes[1]), &mut out, min_room, text),
+                    };
+                    stopped_right(&units, units.len(), &out, min_room, (read, written), &format!("{size} {source}"));
                 }
             }
         }

@@ -138,7 +138,8 @@ fn family() -> u32 {
 }
 
 /// Whether the CPU is AMD's of family 1Ah (Zen 5) or later, asked once and cached:
-/// where `super::valid_piece` takes large pieces.
+/// where `super::valid_piece` takes large pieces, and where `super::letter_steps_pay`
+/// says yes as on Intel's.
 pub(super) fn amd_family_1ah_on() -> bool {
     cached(&AMD_FAMILY_1AH_ON, || vendor_amd() && family() >= 0x1A)
 }
@@ -164,7 +165,8 @@ pub(super) fn set_sparse_pays(pays: bool) {
 /// [`copy_bytes`]' own loop, which also asks for [`fast_short_rep_movsb`]) and
 /// `super::letter_steps_pay`. Two ask for the family too ([`amd_family_17h`]): the
 /// prefetch pays on `AMD EPYC` Zen 1, and the sparse mode does not ([`sparse_pays`]);
-/// and the pieces of `super::valid_piece` are larger from Zen 5 on ([`amd_family_1ah_on`]).
+/// and the pieces of `super::valid_piece` are larger, and the letter steps pay, from
+/// Zen 5 on ([`amd_family_1ah_on`]).
 pub(super) fn vendor_amd() -> bool {
     cached(&VENDOR_AMD, || {
         // The vendor string is EBX, EDX, ECX of leaf 0.
