@@ -18,7 +18,8 @@
 //! AVX2 kernel's ([`super::utf8_check::windows`], see [`super::avx2`]), with chunks of
 //! one block, sparse steps of two and dense steps of eight (512 bytes), which it
 //! turns to where half the chunks of a window are not ASCII (its dense steps cost
-//! least against the check of chunks). The validation fused with a copy takes steps
+//! least against the check of chunks; fifteen in sixteen on AMD's Zen 5, as the other
+//! kernels). The validation fused with a copy takes steps
 //! of four blocks, checked unless they are ASCII after three ASCII bytes.
 
 use super::utf8_check::{COPY_STEP, Checks, DENSE, TWO_CONTINUATIONS, Windowed, ends_inside, table, windows};
@@ -241,19 +242,39 @@ static CLOSED: [u8; BLOCK] = {
 
 /// The kernel of [`check`] without the copy, for [`windows`] (chunks of one block):
 /// made only inside [`check`], whose caller guarantees the CPU's instructions.
-struct Kernel;
+struct Kernel {
+    /// Its [`Windowed::dense_at`]: [`DENSE_AT`], or [`DENSE_AT_ZEN5`] on AMD's Zen 5.
+    dense_at: usize,
+}
+
+/// The kernel's dense mode from half the chunks: its dense steps cost least against
+/// its checks of chunks (at fifteen in sixteen, as the other kernels, ar.html,
+/// he.html, ko.html and ja.html took 12–23% longer; `AMD EPYC` Zen 4).
+const DENSE_AT: usize = 8;
+
+/// The kernel's dense mode on `AMD EPYC` Zen 5 and later (AMD's family 1Ah,
+/// `x86_64::amd_family_1ah_on`): from fifteen chunks in sixteen, as the other
+/// kernels. With half, pages that mix runs of markup and text came from memory
+/// slower than with the AVX2 kernel (ru.html 16.2 GB/s against 25.5). Rotating,
+/// validation, GB/s, half → fifteen: ru.html 15.6 → 22.4, vi.html 19.0 → 29.4,
+/// th.html 19.5 → 28.5, zh_tw.html 28.9 → 38.1, zh_cn.html 30.2 → 37.3, tr.html
+/// 33.8 → 41.0, cs.html 29.7 → 36.0, fr.html 25.0 → 29.4, ar.html 28.0 → 31.1; the
+/// texts alike (ru.txt 59.2 → 58.6, ja.txt 54.9 → 55.1), but de.txt 59.9 → 52.8 and
+/// ko.html 54.8 → 52.3.
+const DENSE_AT_ZEN5: usize = 15;
 
 impl Windowed for Kernel {
     type Errors = __m512i;
     const CHUNK: usize = BLOCK;
     const DENSE_STEP: usize = DENSE * BLOCK;
-    // Dense from half the chunks: its dense steps cost least against its checks of
-    // chunks (at fifteen in sixteen, as the other kernels, ar.html, he.html, ko.html
-    // and ja.html took 12–23% longer). Sparse steps of two blocks, one branch for 128
-    // bytes (with steps of one block, en.txt took 0.81 µs in cache, against 0.70;
-    // `AMD EPYC` Zen 4).
-    const DENSE_AT: usize = 8;
+    // Sparse steps of two blocks, one branch for 128 bytes (with steps of one block,
+    // en.txt took 0.81 µs in cache, against 0.70; `AMD EPYC` Zen 4).
     const SPARSE_STEP: usize = 2;
+
+    #[inline(always)]
+    fn dense_at(&self) -> usize {
+        self.dense_at
+    }
 
     #[inline(always)]
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool {
@@ -348,7 +369,9 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
         if !COPY {
             // SAFETY: `pos >= BLOCK >= 3`. The CPU has AVX512BW and AVX512VBMI: this
             // function enables them, and its callers checked.
-            let (at, ends_open) = unsafe { windows(&mut Kernel, src, pos, RUN) }.map_err(|at| error_after(src, at))?;
+            let dense_at = if super::x86_64::amd_family_1ah_on() { DENSE_AT_ZEN5 } else { DENSE_AT };
+            let (at, ends_open) =
+                unsafe { windows(&mut Kernel { dense_at }, src, pos, RUN) }.map_err(|at| error_after(src, at))?;
             (pos, open) = (at, u64::from(ends_open));
         }
         ascii_before = open == 0;
@@ -487,5 +510,22 @@ mod tests {
         }
         window_edges(BLOCK, same);
         run_texts(0x51A7_2D0C_9E44_B3F1, 600, same);
+    }
+
+    /// The mode switches, the windows' edges, texts of runs and random inputs with
+    /// each of the dense mode's thresholds ([`DENSE_AT`] and [`DENSE_AT_ZEN5`],
+    /// chosen by the CPU's family, set either way here whatever this CPU's).
+    #[test]
+    fn each_dense_threshold() {
+        if !available() {
+            return;
+        }
+        for zen5 in [true, false] {
+            super::super::x86_64::set_amd_family_1ah_on(zen5);
+            mode_switches(same);
+            window_edges(BLOCK, same);
+            run_texts(0x0D0E_05E0 ^ u64::from(zen5), 300, same);
+            random_inputs(0x0DE0_5E15 ^ u64::from(zen5), 4_000, 800, same);
+        }
     }
 }

@@ -584,11 +584,15 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V
     type Errors = V;
     const CHUNK: usize = CHUNK;
     const DENSE_STEP: usize = DENSE_N * V::LEN;
+    const SPARSE_STEP: usize = 1;
+
     // Dense only where (almost) every chunk is not ASCII: pages that mix markup and
     // text gain most from the maps (at twelve in sixteen, SSSE3 ru.html, ar.html and
     // ja.html took 3–24% longer).
-    const DENSE_AT: usize = 15;
-    const SPARSE_STEP: usize = 1;
+    #[inline(always)]
+    fn dense_at(&self) -> usize {
+        15
+    }
 
     #[inline(always)]
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool {
@@ -909,8 +913,10 @@ pub(super) trait Windowed {
     const CHUNK: usize;
     /// The bytes of a dense step.
     const DENSE_STEP: usize;
-    /// The chunks of sixteen in a window that, not ASCII, turn the loop dense.
-    const DENSE_AT: usize;
+    /// The chunks of sixteen in a window that, not ASCII, turn the loop dense (a
+    /// method, not a constant, so that a kernel can choose it by the CPU without a
+    /// second copy of the loop).
+    fn dense_at(&self) -> usize;
     /// Chunks per step (and branch) of a sparse window.
     const SPARSE_STEP: usize;
     /// Whether the [`Self::CHUNK`] bytes at `pos` are all ASCII.
@@ -959,7 +965,7 @@ pub(super) fn ends_inside(src: &[u8], pos: usize) -> bool {
 ///   English): a branch a chunk (or [`Windowed::SPARSE_STEP`] chunks) on whether to
 ///   check it, which costs less than a second pass where the branch is rarely taken;
 ///   it stays sparse up to [`SPARSE_STAY`] in sixteen;
-/// - *dense* ([`Windowed::DENSE_AT`] chunks in sixteen or more not ASCII: text of
+/// - *dense* ([`Windowed::dense_at`] chunks in sixteen or more not ASCII: text of
 ///   other scripts): steps checked in full unless ASCII ([`Windowed::dense_step`]),
 ///   one branch each, well predicted in such text, until `run` ASCII steps in a row
 ///   turn it back to maps.
@@ -1049,7 +1055,7 @@ pub(super) unsafe fn windows<K: Windowed>(
                 let other = unsafe { sparse_window(kernel, src, pos, n, open) }?;
                 pos += n * K::CHUNK;
                 chunks = (2 * chunks).min(64);
-                mode = mode.after::<K>(other, n, sparse);
+                mode = mode.after(other, n, sparse, kernel.dense_at());
             }
             Mode::Dense => {
                 // ASCII steps in a row.
@@ -1090,9 +1096,9 @@ impl Mode {
     /// The mode after a window of `n` chunks of which `other` were not ASCII; never
     /// [`Mode::Sparse`] unless `sparse` ([`sparse_pays`]).
     #[inline(always)]
-    fn after<K: Windowed>(self, other: usize, n: usize, sparse: bool) -> Mode {
+    fn after(self, other: usize, n: usize, sparse: bool, dense_at: usize) -> Mode {
         let sparse_at = if self == Mode::Sparse { SPARSE_STAY } else { SPARSE_AT };
-        if other * 16 >= n * K::DENSE_AT {
+        if other * 16 >= n * dense_at {
             Mode::Dense
         } else if sparse && other * 16 <= n * sparse_at {
             Mode::Sparse
@@ -1205,7 +1211,7 @@ unsafe fn check_window<K: Windowed>(
         return Err(start);
     }
     *open = unclosed & 1 != 0;
-    Ok(Mode::Map.after::<K>(other.count_ones() as usize, n, sparse))
+    Ok(Mode::Map.after(other.count_ones() as usize, n, sparse, kernel.dense_at()))
 }
 
 #[cfg(test)]

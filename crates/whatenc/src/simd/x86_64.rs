@@ -138,8 +138,9 @@ fn family() -> u32 {
 }
 
 /// Whether the CPU is AMD's of family 1Ah (Zen 5) or later, asked once and cached:
-/// where `super::valid_piece` takes large pieces, and where `super::letter_steps_pay`
-/// says yes as on Intel's.
+/// where `super::valid_piece` takes large pieces, where `super::letter_steps_pay`
+/// says yes as on Intel's, and where the AVX-512 check's dense mode starts later
+/// (`super::avx512`'s `DENSE_AT_ZEN5`).
 pub(super) fn amd_family_1ah_on() -> bool {
     cached(&AMD_FAMILY_1AH_ON, || vendor_amd() && family() >= 0x1A)
 }
@@ -149,6 +150,13 @@ static AMD_FAMILY_1AH_ON: AtomicU8 = AtomicU8::new(0);
 
 /// [`amd_family_17h`]'s answer, as [`cached`] keeps it.
 static AMD_FAMILY_17H: AtomicU8 = AtomicU8::new(0);
+
+/// Sets [`amd_family_1ah_on`]'s answer, so that the tests run the AVX-512 check with
+/// each of its dense thresholds, whatever the CPU. (No answer changes a result.)
+#[cfg(test)]
+pub(super) fn set_amd_family_1ah_on(zen5: bool) {
+    AMD_FAMILY_1AH_ON.store(if zen5 { 1 } else { 2 }, Ordering::Relaxed);
+}
 
 /// Sets [`sparse_pays`]' answer, so that the tests run the checks' windows both with
 /// the sparse mode and without, whatever the CPU. (No answer changes a result.)
@@ -165,8 +173,8 @@ pub(super) fn set_sparse_pays(pays: bool) {
 /// [`copy_bytes`]' own loop, which also asks for [`fast_short_rep_movsb`]) and
 /// `super::letter_steps_pay`. Two ask for the family too ([`amd_family_17h`]): the
 /// prefetch pays on `AMD EPYC` Zen 1, and the sparse mode does not ([`sparse_pays`]);
-/// and the pieces of `super::valid_piece` are larger, and the letter steps pay, from
-/// Zen 5 on ([`amd_family_1ah_on`]).
+/// and the pieces of `super::valid_piece` are larger, the letter steps pay and the
+/// AVX-512 check's dense mode starts later, from Zen 5 on ([`amd_family_1ah_on`]).
 pub(super) fn vendor_amd() -> bool {
     cached(&VENDOR_AMD, || {
         // The vendor string is EBX, EDX, ECX of leaf 0.
