@@ -378,7 +378,8 @@ impl Decoder {
         if self.takes_utf8_verbatim() {
             // Valid UTF-8 in the UTF-8 decoder's initial state is its own output: it goes
             // straight into the string, validated as it is copied, with no zero-fill.
-            let valid = crate::simd::push_valid_utf8_prefix(dst, src);
+            let valid = crate::simd::push_valid_utf8_in_pieces(dst, src)
+                .unwrap_or_else(|| crate::simd::push_valid_utf8_prefix(dst, src));
             read = valid;
             written = valid;
             self.fed += read as u64;

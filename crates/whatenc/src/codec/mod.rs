@@ -95,8 +95,9 @@ pub(crate) trait Sink {
     /// scalar look at the first bytes, for where an error is likely close: see
     /// [`crate::simd::scalar::utf8_head`]); returns the bytes read. The caller has
     /// checked that `room() >= src.len()` (a UTF-8 byte never becomes more than one
-    /// UTF-16 unit).
-    fn copy_utf8_prefix(&mut self, src: &[u8], look: bool) -> usize;
+    /// UTF-16 unit). `fresh` when no error came before it in this call: to UTF-8, a
+    /// long input may then go in pieces ([`crate::simd::copy_valid_utf8_in_pieces`]).
+    fn copy_utf8_prefix(&mut self, src: &[u8], look: bool, fresh: bool) -> usize;
     /// Decodes whole sequences of a lead-byte encoding in a batch, with one room
     /// check: at each position, an ASCII byte that is not followed by another is
     /// written as it is, and any other byte starts a sequence that `sequence` turns
@@ -270,7 +271,12 @@ impl Sink for Utf8Sink<'_> {
         n
     }
     #[inline(always)]
-    fn copy_utf8_prefix(&mut self, src: &[u8], look: bool) -> usize {
+    fn copy_utf8_prefix(&mut self, src: &[u8], look: bool, fresh: bool) -> usize {
+        if let Some(n) = fresh.then(|| crate::simd::copy_valid_utf8_in_pieces(src, &mut self.buf[self.pos..])).flatten()
+        {
+            self.pos += n;
+            return n;
+        }
         if !look {
             let n = crate::simd::copy_valid_utf8_prefix(src, &mut self.buf[self.pos..]);
             self.pos += n;
@@ -436,7 +442,7 @@ impl Sink for Utf16Sink<'_> {
         n
     }
     #[inline(always)]
-    fn copy_utf8_prefix(&mut self, src: &[u8], look: bool) -> usize {
+    fn copy_utf8_prefix(&mut self, src: &[u8], look: bool, _fresh: bool) -> usize {
         if !look {
             let (read, written) = crate::simd::utf8_prefix_to_utf16(src, &mut self.buf[self.pos..]);
             self.pos += written;

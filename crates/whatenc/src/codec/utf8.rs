@@ -167,6 +167,9 @@ impl Utf8Decoder {
         // Whether the copy of valid text takes the look at its first bytes: not after
         // a long run of valid text (see `LONG_VALID`).
         let mut look = true;
+        // Whether this is the call's first copy, with no error before it (see
+        // `Sink::copy_utf8_prefix`).
+        let mut fresh = true;
         if let Some(status) = self.finish_pending(src, &mut pos, dst, last) {
             return (status, pos);
         }
@@ -189,7 +192,8 @@ impl Utf8Decoder {
             let mut read = 0;
             let mut subpart = maximal_subpart(window);
             if subpart == 0 {
-                read = dst.copy_utf8_prefix(window, look);
+                read = dst.copy_utf8_prefix(window, look, fresh);
+                fresh = false;
                 look = read < LONG_VALID;
                 pos += read;
                 if read == window_len {

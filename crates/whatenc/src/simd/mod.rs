@@ -410,6 +410,55 @@ pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [u8]) -> usize {
     })
 }
 
+/// [`push_valid_utf8_prefix`] for the start of a text, where no error has come yet
+/// and the text is likely valid for long: in pieces ([`valid_utf8_prefix_in_pieces`],
+/// each validated by the check alone, then copied) where [`large_in_pieces`] says so;
+/// otherwise `None`, for the one pass. (After an error, where the next may be close,
+/// the pieces measured slower: UTF-8 with a stray byte every few KB → `String`, AVX-512
+/// tier, en.html 14.1 against 9.6 GB/s.)
+#[inline]
+pub(crate) fn push_valid_utf8_in_pieces(dst: &mut String, src: &[u8]) -> Option<usize> {
+    let src = &src[..src.len().min(dst.capacity() - dst.len())];
+    large_in_pieces(src.len()).then(|| valid_utf8_prefix_in_pieces(src, |valid| dst.push_str(valid)))
+}
+
+/// [`copy_valid_utf8_prefix`] for the start of a text, as [`push_valid_utf8_in_pieces`].
+#[inline]
+pub(crate) fn copy_valid_utf8_in_pieces(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    let src = &src[..src.len().min(dst.len())];
+    large_in_pieces(src.len()).then(|| {
+        let mut at = 0;
+        valid_utf8_prefix_in_pieces(src, |valid| {
+            dst[at..at + valid.len()].copy_from_slice(valid.as_bytes());
+            at += valid.len();
+        })
+    })
+}
+
+/// Whether [`push_valid_utf8_in_pieces`] and [`copy_valid_utf8_in_pieces`] take
+/// `len` bytes in pieces: from [`LARGE_IN_PIECES_FROM`] bytes with the AVX-512
+/// kernels on `AMD EPYC` Zen 5 and later (`x86_64::amd_family_1ah_on`), where pages
+/// from memory went faster through the check alone (after `avx512::DENSE_AT_ZEN5`)
+/// and a copy from L2 than through the fused copy. Rotating, UTF-8 → `String`, GB/s,
+/// one pass → pieces: ru.html 14.4 → 17.8, th.html 15.5 → 21.7, vi.html 16.0 →
+/// 21.4, en.html 22.5 → 25.5, zh_cn.html 22.7 → 24.8, ko.html 37.8 → 37.4, ja.html
+/// 29.1 → 27.8 (from 128 KiB: ja.html 27.1, ko.html 33.7, fr.txt 39.6 → 35.3; from
+/// 64 KiB, de.txt 45.0 → 36.2).
+#[inline(always)]
+fn large_in_pieces(len: usize) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    return len >= LARGE_IN_PIECES_FROM && avx512::available() && x86_64::amd_family_1ah_on();
+    #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+    {
+        let _ = len;
+        false
+    }
+}
+
+/// See [`large_in_pieces`].
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+const LARGE_IN_PIECES_FROM: usize = 256 << 10;
+
 /// The bytes that [`valid_utf8_prefix_in_pieces`] validates, then copies, at a time:
 /// few enough to stay in L1 between the two, and as many as that allows, for each
 /// piece is a call to simdutf8 and one to the copy. Against 8 KiB, SSE2 tier,
@@ -440,7 +489,8 @@ fn valid_piece() -> usize {
     VALID_PIECE
 }
 
-/// Where no kernel validates and copies in one pass (the SSE2 and portable tiers):
+/// Where no kernel validates and copies in one pass (the SSE2 and portable tiers),
+/// or pieces pay more ([`large_in_pieces`]):
 /// validates `src` with [`valid_utf8_prefix`] a piece of [`valid_piece`] bytes at a
 /// time, and gives `copy` the valid text of each piece while it is still in L1;
 /// returns the length of the longest valid prefix of `src` (all that `copy` got).
@@ -1004,6 +1054,85 @@ mod tests {
     fn valid_prefix_in_pieces_matches_std() {
         for piece in [super::VALID_PIECE, super::LARGE_VALID_PIECE] {
             check_pieces(piece);
+        }
+    }
+
+    /// [`super::push_valid_utf8_in_pieces`] and [`super::copy_valid_utf8_in_pieces`]
+    /// (else the one pass) on inputs longer than [`super::LARGE_IN_PIECES_FROM`], with errors and cut
+    /// characters around the ends of the pieces, with the CPU taken for Zen 5 (pieces
+    /// with the AVX-512 kernels) and not (one pass), whatever this one is: the
+    /// standard library's valid prefix, into room for all and for less.
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    #[test]
+    fn large_inputs_in_pieces_or_not_match_std() {
+        let piece = super::LARGE_VALID_PIECE;
+        // Eleven bytes a time: three pieces and more.
+        let text: Vec<u8> = "ab\u{E9}\u{4E2D}\u{1F600}".repeat(3 * piece / 11).into_bytes();
+        assert!(text.len() > super::LARGE_IN_PIECES_FROM);
+        for zen5 in [true, false] {
+            super::x86_64::set_amd_family_1ah_on(zen5);
+            for at in [piece - 2, piece, piece + 1, 2 * piece - 1] {
+                for bad in [&[][..], &[0xFF][..], &[0xF0, 0x9F, 0x98]] {
+                    let mut bytes = text.clone();
+                    bytes.splice(at..at, bad.iter().copied());
+                    for len in [bytes.len(), at + bad.len()] {
+                        let bytes = &bytes[..len];
+                        let expected = core::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+                        for room in [len, piece + 3] {
+                            let what = alloc::format!("{zen5} {at} {bad:02X?} {len} {room}");
+                            let mut string = alloc::string::String::with_capacity(room);
+                            let valid = super::push_valid_utf8_in_pieces(&mut string, bytes)
+                                .unwrap_or_else(|| super::push_valid_utf8_prefix(&mut string, bytes));
+                            let fits = expected.min(
+                                core::str::from_utf8(&bytes[..room.min(len)])
+                                    .map_or_else(|e| e.valid_up_to(), str::len),
+                            );
+                            assert_eq!((valid, string.len()), (fits, fits), "{what}");
+                            assert!(string.as_bytes() == &bytes[..fits], "{what}");
+                            let mut out = alloc::vec![0u8; room];
+                            let valid = super::copy_valid_utf8_in_pieces(bytes, &mut out)
+                                .unwrap_or_else(|| super::copy_valid_utf8_prefix(bytes, &mut out));
+                            assert_eq!(valid, fits, "{what}");
+                            assert!(out[..valid] == bytes[..valid], "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The decoder's UTF-8 → `String` and → UTF-8 on long input with the CPU taken
+    /// for Zen 5 and not: an error (or none) around the ends of the pieces, in both
+    /// error modes, against the standard library's lossy decoding (and, fatal, its
+    /// valid prefix); the first call's copy goes in pieces, the rest in one pass.
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    #[test]
+    fn decoders_take_long_input_in_pieces_or_not() {
+        use crate::{DecoderOptions, ErrorMode};
+        let piece = super::LARGE_VALID_PIECE;
+        let text: Vec<u8> = "ab\u{E9}\u{4E2D}\u{1F600}".repeat(3 * piece / 11).into_bytes();
+        for zen5 in [true, false] {
+            super::x86_64::set_amd_family_1ah_on(zen5);
+            for at in [0, piece - 1, piece + 2, 2 * piece] {
+                for bad in [&[][..], &[0xC3][..], &[0xF0, 0x9F, 0x98, b'x', 0xFF]] {
+                    let mut bytes = text.clone();
+                    bytes.splice(at..at, bad.iter().copied());
+                    let expected = alloc::string::String::from_utf8_lossy(&bytes);
+                    let what = alloc::format!("{zen5} {at} {bad:02X?}");
+                    let mut string = alloc::string::String::with_capacity(bytes.len() * 3);
+                    let progress = crate::UTF_8.new_decoder().decode_to_string(&bytes, &mut string, true);
+                    assert_eq!((progress.read, string.as_str()), (bytes.len(), &*expected), "{what}");
+                    let mut out = alloc::vec![0u8; bytes.len() * 3];
+                    let progress = crate::UTF_8.new_decoder().decode_to_utf8(&bytes, &mut out, true);
+                    assert!(out[..progress.written] == *expected.as_bytes(), "{what}");
+                    let options = DecoderOptions { mode: ErrorMode::Fatal, ..DecoderOptions::default() };
+                    let mut string = alloc::string::String::with_capacity(bytes.len());
+                    let progress = crate::UTF_8.new_decoder_with(options).decode_to_string(&bytes, &mut string, true);
+                    let valid = core::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), str::len);
+                    assert_eq!(string.len(), valid, "{what}");
+                    assert!(progress.read >= valid, "{what}");
+                }
+            }
         }
     }
 
