@@ -377,7 +377,9 @@ impl Decoder {
         self.settle_bom(src);
         if self.takes_utf8_verbatim() {
             // Valid UTF-8 in the UTF-8 decoder's initial state is its own output: it goes
-            // straight into the string, validated as it is copied, with no zero-fill.
+            // straight into the string, validated as it is copied (or, long input on
+            // some CPUs, a piece at a time: `push_valid_utf8_in_pieces`), with no
+            // zero-fill.
             let valid = crate::simd::push_valid_utf8_in_pieces(dst, src)
                 .unwrap_or_else(|| crate::simd::push_valid_utf8_prefix(dst, src));
             read = valid;

@@ -95,8 +95,9 @@ pub(crate) trait Sink {
     /// scalar look at the first bytes, for where an error is likely close: see
     /// [`crate::simd::scalar::utf8_head`]); returns the bytes read. The caller has
     /// checked that `room() >= src.len()` (a UTF-8 byte never becomes more than one
-    /// UTF-16 unit). `fresh` when no error came before it in this call: to UTF-8, a
-    /// long input may then go in pieces ([`crate::simd::copy_valid_utf8_in_pieces`]).
+    /// UTF-16 unit). `fresh` for the call's first copy (no error came before it): to
+    /// UTF-8, a long input may then go in pieces
+    /// ([`crate::simd::copy_valid_utf8_in_pieces`]).
     fn copy_utf8_prefix(&mut self, src: &[u8], look: bool, fresh: bool) -> usize;
     /// Decodes whole sequences of a lead-byte encoding in a batch, with one room
     /// check: at each position, an ASCII byte that is not followed by another is
