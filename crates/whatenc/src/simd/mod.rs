@@ -403,6 +403,12 @@ pub(crate) fn copy_valid_utf8_prefix(src: &[u8], dst: &mut [u8]) -> usize {
             return valid;
         }
     }
+    copy_in_pieces(src, dst)
+}
+
+/// [`valid_utf8_prefix_in_pieces`] into the start of `dst` (room for all of `src`).
+#[inline(always)]
+fn copy_in_pieces(src: &[u8], dst: &mut [u8]) -> usize {
     let mut at = 0;
     valid_utf8_prefix_in_pieces(src, |valid| {
         dst[at..at + valid.len()].copy_from_slice(valid.as_bytes());
@@ -426,13 +432,7 @@ pub(crate) fn push_valid_utf8_in_pieces(dst: &mut String, src: &[u8]) -> Option<
 #[inline]
 pub(crate) fn copy_valid_utf8_in_pieces(src: &[u8], dst: &mut [u8]) -> Option<usize> {
     let src = &src[..src.len().min(dst.len())];
-    large_in_pieces(src.len()).then(|| {
-        let mut at = 0;
-        valid_utf8_prefix_in_pieces(src, |valid| {
-            dst[at..at + valid.len()].copy_from_slice(valid.as_bytes());
-            at += valid.len();
-        })
-    })
+    large_in_pieces(src.len()).then(|| copy_in_pieces(src, dst))
 }
 
 /// Whether [`push_valid_utf8_in_pieces`] and [`copy_valid_utf8_in_pieces`] take
