@@ -436,22 +436,56 @@ pub(crate) fn copy_valid_utf8_in_pieces(src: &[u8], dst: &mut [u8]) -> Option<us
 }
 
 /// Whether [`push_valid_utf8_in_pieces`] and [`copy_valid_utf8_in_pieces`] take
-/// `len` bytes in pieces: from [`LARGE_IN_PIECES_FROM`] bytes with the AVX-512
-/// kernels on `AMD EPYC` Zen 5 and later (`x86_64::amd_family_1ah_on`), where pages
-/// from memory went faster through the check alone (after `avx512::DENSE_AT_ZEN5`)
-/// and a copy from L2 than through the fused copy. Rotating, UTF-8 → `String`, GB/s,
-/// one pass → pieces: ru.html 14.4 → 17.8, th.html 15.5 → 21.7, vi.html 16.0 →
-/// 21.4, en.html 22.5 → 25.5, zh_cn.html 22.7 → 24.8, ko.html 37.8 → 37.4, ja.html
-/// 29.1 → 27.8 (from 128 KiB: ja.html 27.1, ko.html 33.7, fr.txt 39.6 → 35.3; from
-/// 64 KiB, de.txt 45.0 → 36.2).
+/// `len` bytes in pieces: on `AMD EPYC` Zen 5 and later (`x86_64::amd_family_1ah_on`),
+/// from [`in_pieces_from`] bytes, where the check alone and a copy from L2 (the
+/// platform's `memcpy`, `rep movsb` there) went faster than the fused copy.
+///
+/// AVX-512 kernels, pages from memory, rotating, UTF-8 → `String`, GB/s, one pass →
+/// pieces: ru.html 14.4 → 17.8, th.html 15.5 → 21.7, vi.html 16.0 → 21.4, en.html
+/// 22.5 → 25.5, zh_cn.html 22.7 → 24.8, ko.html 37.8 → 37.4, ja.html 29.1 → 27.8
+/// (from 128 KiB: ja.html 27.1, ko.html 33.7, fr.txt 39.6 → 35.3; from 64 KiB,
+/// de.txt 45.0 → 36.2).
+///
+/// AVX2 kernels (the tier capped at AVX2 on Zen 5), GB/s, one pass → pieces from 128
+/// KiB: de.html 15.6 → 28.3, cs.html 14.7 → 23.6, el.html 19.2 → 25.5, pt.html 14.9
+/// → 22.6, fr.html 14.8 → 22.4, vi.html 14.9 → 21.5, en.html 22.8 → 26.6, ko.html
+/// 23.5 → 24.1; the texts of 128 KiB and more alike (fr.txt 22.8 → 22.4, th.txt 23.2
+/// → 23.1). From 64 KiB, the texts from L3 lost (de.txt 23.9 → 21.9, pt.txt 23.4 →
+/// 21.8).
+///
+/// SSSE3 kernels (capped at SSSE3), whose fused copy stores 16 bytes at a time, each
+/// a line read into L1 before it is written, GB/s, one pass → pieces from 4 KiB:
+/// en.txt 34.7 → 43.2, de.txt 9.8 → 11.8, de.html 12.0 → 20.0, fr.html 10.5 → 17.4,
+/// en.html 19.8 → 23.6, ru.html 10.5 → 12.5; the dense texts, where the check
+/// itself is the cost, 1–6% slower (th.txt 12.8 → 12.4, pt.txt 11.7 → 11.0).
+///
+/// Not measured elsewhere, so elsewhere always the one pass.
 #[inline(always)]
 fn large_in_pieces(len: usize) -> bool {
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    return len >= LARGE_IN_PIECES_FROM && avx512::available() && x86_64::amd_family_1ah_on();
+    return x86_64::amd_family_1ah_on() && len >= in_pieces_from();
     #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
     {
         let _ = len;
         false
+    }
+}
+
+/// The shortest input [`large_in_pieces`] takes in pieces with the check kernels of
+/// this CPU and cap ([`with_checks`]'s choice): [`LARGE_IN_PIECES_FROM`] with AVX-512,
+/// 128 KiB with AVX2, 4 KiB with SSSE3; none at the SSE2 tier, which has no fused
+/// copy (its copies go in pieces anyway: [`valid_utf8_prefix_in_pieces`]).
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[inline(always)]
+fn in_pieces_from() -> usize {
+    if avx512::available() {
+        LARGE_IN_PIECES_FROM
+    } else if avx2::available() {
+        128 << 10
+    } else if ssse3::available() {
+        4 << 10
+    } else {
+        usize::MAX
     }
 }
 
