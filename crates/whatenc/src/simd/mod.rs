@@ -453,8 +453,9 @@ pub(crate) fn copy_valid_utf8_in_pieces(src: &[u8], dst: &mut [u8]) -> Option<us
 /// → 23.1). From 64 KiB, the texts from L3 lost (de.txt 23.9 → 21.9, pt.txt 23.4 →
 /// 21.8).
 ///
-/// SSSE3 kernels (capped at SSSE3), whose fused copy stores 16 bytes at a time, each
-/// a line read into L1 before it is written, GB/s, one pass → pieces from 4 KiB:
+/// SSSE3 kernels (capped at SSSE3), whose fused copy stores 16 bytes at a time (so,
+/// likely, each line is read into L1 before it is written), GB/s, one pass → pieces
+/// from 4 KiB:
 /// en.txt 34.7 → 43.2, de.txt 9.8 → 11.8, de.html 12.0 → 20.0, fr.html 10.5 → 17.4,
 /// en.html 19.8 → 23.6, ru.html 10.5 → 12.5; the dense texts, where the check
 /// itself is the cost, 1–6% slower (th.txt 12.8 → 12.4, pt.txt 11.7 → 11.0).
