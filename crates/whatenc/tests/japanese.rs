@@ -614,6 +614,40 @@ fn streaming_encoders_match_reference() {
     }
 }
 
+/// ISO-2022-JP from `&str`: ASCII between characters of jis0208, which the jis0208
+/// state's run writes itself (steps 6, 4, 12 and 13 to 15) up to sixteen bytes and
+/// leaves to the byte-at-a-time steps otherwise: every length of the gap around that
+/// bound, with each kind of character after it (one with a pointer, U+00A5 and U+203E
+/// of step 7, U+2212 and half-width katakana of steps 8 and 9, one with no pointer,
+/// the end of the text) and with the bytes that step 3 makes errors inside it, against
+/// the reference model, whole, split at every point and into small buffers.
+#[test]
+fn iso_2022_jp_encoder_ascii_between_jis0208() {
+    let afters = ["\u{65E5}", "\u{A5}", "\u{203E}", "\u{2212}", "\u{FF71}", "\u{2603}", "\u{1F600}", ""];
+    for len in 0..=19 {
+        let plain: String =
+            (0..len).map(|i: usize| if i % 3 == 2 { '\\' } else { char::from(b'a' + (i % 26) as u8) }).collect();
+        let mut gaps = vec![plain.clone()];
+        for at in [0, len / 2, len.saturating_sub(1)] {
+            if at < len {
+                for control in ['\u{0E}', '\u{0F}', '\u{1B}'] {
+                    let mut gap: Vec<char> = plain.chars().collect();
+                    gap[at] = control;
+                    gaps.push(gap.into_iter().collect());
+                }
+            }
+        }
+        for gap in &gaps {
+            for after in afters {
+                let text = format!("\u{65E5}\u{672C}{gap}{after}\u{8A9E}");
+                if let Err(message) = check_encode_streaming(Kind::Iso2022Jp, &text) {
+                    panic!("{message}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn long_text_round_trips() {
     // Every jis0208 code point (by first pointer), with ASCII between, through each
