@@ -5,7 +5,10 @@
 
 mod jk;
 
-use jk::{Kind, Rng, check_decode_streaming, check_encode_streaming, decode, encode_whole, fatal_errors, indexes};
+use jk::{
+    Kind, Rng, check_decode_streaming, check_encode_streaming, decode, encode_chunks, encode_whole, fatal_errors,
+    indexes, ref_encode,
+};
 use whatenc::hooks::{encode_or_fail, get_an_encoder};
 use whatenc::{EUC_JP, EncoderResult, ISO_2022_JP, SHIFT_JIS};
 
@@ -642,6 +645,12 @@ fn iso_2022_jp_encoder_ascii_between_jis0208() {
                 let text = format!("\u{65E5}\u{672C}{gap}{after}\u{8A9E}");
                 if let Err(message) = check_encode_streaming(Kind::Iso2022Jp, &text) {
                     panic!("{message}");
+                }
+                // Every output size from the least one: a gap's bytes leave the run's
+                // room at any parity.
+                let expected = ref_encode(Kind::Iso2022Jp, &text);
+                for out in 14..=48 {
+                    assert_eq!(encode_chunks(ISO_2022_JP, &[&text], out), expected, "{text:?} out {out}");
                 }
             }
         }

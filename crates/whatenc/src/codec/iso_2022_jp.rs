@@ -530,7 +530,8 @@ impl Iso2022JpEncoder {
                 let steps = (dst.room() - ENCODE_STEP) / 2 + 1;
                 let out = &mut dst.spare()[..2 * steps];
                 let mut written = 0;
-                while written < out.len() {
+                // Room for a pair (a gap may have left one byte).
+                while written + 2 <= out.len() {
                     let Some(&lead) = bytes.get(pos) else { break };
                     if lead < 0x80 {
                         // A short ASCII run between two characters of jis0208 (digits,
@@ -552,7 +553,7 @@ impl Iso2022JpEncoder {
                     out[written + 1] = (pointer % 94 + 0x21) as u8;
                     written += 2;
                 }
-                let full = written == out.len();
+                let full = written + 2 > out.len();
                 dst.commit(written);
                 if !full {
                     break 'run;
