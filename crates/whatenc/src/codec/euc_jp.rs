@@ -65,6 +65,17 @@ pub(super) trait LeadByteHandler {
     /// handler returns that one code point for it. `None` for anything else, which
     /// then goes through [`LeadByteHandler::handle`] byte by byte.
     fn sequence(src: &[u8]) -> Option<(u16, usize)>;
+    /// Whether the handler's runs go through [`Sink::decode_pair_run`] with
+    /// [`LeadByteHandler::pair`] (else through [`Sink::decode_bmp_run`]).
+    const PAIRS: bool = false;
+    /// With [`LeadByteHandler::PAIRS`]: the code point of the two bytes `b0 b1` (`b0`
+    /// not ASCII) when they are a leading and a trailing byte that the handler
+    /// returns one code point for, else 0; for any two bytes, without a branch.
+    #[inline(always)]
+    fn pair(b0: u8, b1: u8) -> u16 {
+        let _ = (b0, b1);
+        0
+    }
     /// The handler for one byte: writes a code point or returns continue (`Ok`), or
     /// returns error.
     fn handle<S: Sink>(&mut self, byte: u8, dst: &mut S) -> Result<(), Malformed>;
@@ -89,7 +100,11 @@ pub(super) fn decode_lead_byte<H: LeadByteHandler, S: Sink>(
             // ASCII runs in bulk, then whole sequences (and lone ASCII bytes) in
             // batches with one room check each.
             pos += dst.copy_ascii_run(&src[pos..]);
-            let n = dst.decode_bmp_run(&src[pos..], H::sequence);
+            let n = if H::PAIRS {
+                dst.decode_pair_run(&src[pos..], H::pair, H::sequence)
+            } else {
+                dst.decode_bmp_run(&src[pos..], H::sequence)
+            };
             pos += n;
             if n != 0 {
                 continue;

@@ -22,16 +22,18 @@ impl EucKrDecoder {
     }
 }
 
-/// The first pointer of the grid: leading byte 0x81, trailing byte 0x41.
-const GRID_FIRST: usize = 0x8141;
+/// The first pair of the grid: leading byte 0x80, trailing byte 0x00 (the grid
+/// covers every pair whose first byte is not ASCII, so that [`pair`] needs no bound
+/// check: a power of two, indexed by the pair masked).
+const GRID_FIRST: usize = 0x8000;
 
 /// Index EUC-KR laid out by the two bytes as a big-endian number, minus
 /// `GRID_FIRST` (computed at compile time from the generated tables): one lookup
-/// with one bound check and no arithmetic on the bytes beyond joining them. The
-/// pairs that have no code point (a trailing byte outside 0x41 to 0xFE included)
+/// with no arithmetic on the bytes beyond joining them. The pairs that have no code
+/// point (a leading byte outside 0x81 to 0xFE, a trailing byte outside 0x41 to 0xFE)
 /// are 0.
-static EUC_KR_GRID: [u16; 0xFEFE - GRID_FIRST + 1] = {
-    let mut grid = [0; 0xFEFE - GRID_FIRST + 1];
+static EUC_KR_GRID: [u16; 0x8000] = {
+    let mut grid = [0; 0x8000];
     let mut lead = 0x81;
     while lead <= 0xFE {
         let mut byte = 0x41;
@@ -56,14 +58,28 @@ static EUC_KR_GRID: [u16; 0xFEFE - GRID_FIRST + 1] = {
 /// (lead − 0x81) × 190 + (byte − 0x41) in index EUC-KR, if any.
 #[inline(always)]
 fn pair(lead: u8, byte: u8) -> Option<u16> {
-    let code_point = *EUC_KR_GRID.get(usize::from(u16::from_be_bytes([lead, byte])).wrapping_sub(GRID_FIRST))?;
+    let code_point = grid_pair(lead, byte);
     (code_point != 0).then_some(code_point)
+}
+
+/// [`pair`]'s grid lookup (0 for none) for any two bytes, without a branch: an
+/// ASCII `lead` wraps to another pair's entry.
+#[inline(always)]
+fn grid_pair(lead: u8, byte: u8) -> u16 {
+    EUC_KR_GRID[usize::from(u16::from_be_bytes([lead, byte])).wrapping_sub(GRID_FIRST) & 0x7FFF]
 }
 
 impl LeadByteHandler for EucKrDecoder {
     #[inline(always)]
     fn is_initial(&self) -> bool {
         self.lead == 0
+    }
+
+    const PAIRS: bool = true;
+
+    #[inline(always)]
+    fn pair(b0: u8, b1: u8) -> u16 {
+        grid_pair(b0, b1)
     }
 
     #[inline(always)]

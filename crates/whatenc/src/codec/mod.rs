@@ -107,6 +107,19 @@ pub(crate) trait Sink {
     /// at the end of `src`, or after [`Sink::bmp_steps`] steps. Returns the bytes
     /// consumed.
     fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize;
+    /// [`Sink::decode_bmp_run`] for encodings whose characters are mostly pairs of
+    /// bytes, with ASCII between them (a space between words of Korean): each step
+    /// reads two bytes `b0 b1` and, without a branch on which it is, writes `b0` when
+    /// it is ASCII (and `b1` is not: two in a row stop the run, for the bulk copy) or
+    /// `pair(b0, b1)`, the code point of the pair (0 for none; `pair` must answer for
+    /// any two bytes, without a branch). A byte that is neither goes to `sequence`, as
+    /// in [`Sink::decode_bmp_run`]; a last byte alone stops the run.
+    fn decode_pair_run(
+        &mut self,
+        src: &[u8],
+        pair: impl Fn(u8, u8) -> u16,
+        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
+    ) -> usize;
     /// Decodes bytes of a single-byte encoding (`table[byte - 0x80]`, 0 for null)
     /// while they fit with [`Sink::STEP`] room to spare, until 8 ASCII bytes in a row
     /// (left to the bulk ASCII copy) or a byte that is null in the table. Returns the
@@ -344,6 +357,22 @@ impl Sink for Utf8Sink<'_> {
         self.pos = out;
         read
     }
+    /// [`Sink::decode_bmp_run`]: into UTF-8, the steps without a branch on ASCII
+    /// or not (the character's one or three bytes chosen, stored as a word, the
+    /// output advanced by the length chosen) ran slower than the branches, whose
+    /// predictions the data dependencies do not wait for. Rotating, `AMD EPYC` Zen 5,
+    /// AVX-512 tier, MB/s: ko.txt EUC-KR 1,000 → 758, ja.txt Shift_JIS 1,166 → 930,
+    /// ko.html 3,306 → 2,765, ja.html 3,093 → 2,750.
+    #[inline(always)]
+    fn decode_pair_run(
+        &mut self,
+        src: &[u8],
+        pair: impl Fn(u8, u8) -> u16,
+        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
+    ) -> usize {
+        let _ = pair;
+        self.decode_bmp_run(src, sequence)
+    }
     #[inline]
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
         // The first units one at a time: a surrogate among them (text of errors, as
@@ -496,6 +525,39 @@ impl Sink for Utf16Sink<'_> {
             let Some((code_point, len)) = sequence(&src[read..]) else { break };
             read += len;
             buf[out] = code_point;
+            out += 1;
+        }
+        self.pos = out;
+        read
+    }
+    #[inline(always)]
+    fn decode_pair_run(
+        &mut self,
+        src: &[u8],
+        pair: impl Fn(u8, u8) -> u16,
+        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
+    ) -> usize {
+        let steps = self.bmp_steps();
+        let buf = &mut *self.buf;
+        let mut out = self.pos;
+        let mut read = 0;
+        for _ in 0..steps {
+            let Some(&[b0, b1]) = src.get(read..read + 2).and_then(|two| two.first_chunk::<2>()) else { break };
+            let ascii = b0 < 0x80;
+            if ascii && b1 < 0x80 {
+                break;
+            }
+            let pair = pair(b0, b1);
+            let (unit, len) = if ascii {
+                (u16::from(b0), 1)
+            } else if pair != 0 {
+                (pair, 2)
+            } else {
+                let Some(sequence) = sequence(&src[read..]) else { break };
+                sequence
+            };
+            read += len;
+            buf[out] = unit;
             out += 1;
         }
         self.pos = out;

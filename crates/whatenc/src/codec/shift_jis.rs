@@ -116,6 +116,13 @@ impl LeadByteHandler for ShiftJisDecoder {
         self.lead == 0
     }
 
+    const PAIRS: bool = true;
+
+    #[inline(always)]
+    fn pair(b0: u8, b1: u8) -> u16 {
+        pair(b0, b1).unwrap_or(0)
+    }
+
     #[inline(always)]
     fn sequence(src: &[u8]) -> Option<(u16, usize)> {
         let byte = src[0];
