@@ -165,10 +165,52 @@ impl EucJpDecoder {
     }
 }
 
+/// Steps 7 and 5.4 for a jis0208 pair: index jis0208 laid out by the two bytes as a
+/// big-endian number less 0x8000 (computed at compile time from the generated
+/// table), 0 where they are not a pair with a code point (either byte outside 0xA1
+/// to 0xFE, or a null pointer): one lookup for every pair whose first byte is not
+/// ASCII, indexed masked, with no bound check or range test.
+static EUC_JP_GRID: [u16; 0x8000] = {
+    let mut grid = [0; 0x8000];
+    let mut lead = 0xA1;
+    while lead <= 0xFE {
+        let mut trail = 0xA1;
+        while trail <= 0xFE {
+            let pointer = (lead - 0xA1) * 94 + trail - 0xA1;
+            grid[(lead << 8 | trail) - 0x8000] = if pointer < jis0208::JIS0208_LOW.len() {
+                jis0208::JIS0208_LOW[pointer]
+            } else if pointer >= jis0208::JIS0208_HIGH_FIRST
+                && pointer - jis0208::JIS0208_HIGH_FIRST < jis0208::JIS0208_HIGH.len()
+            {
+                jis0208::JIS0208_HIGH[pointer - jis0208::JIS0208_HIGH_FIRST]
+            } else {
+                0
+            };
+            trail += 1;
+        }
+        lead += 1;
+    }
+    grid
+};
+
+/// The code point of the jis0208 pair `b0 b1` in [`EUC_JP_GRID`] (0 for none), for
+/// any two bytes, without a branch (an ASCII `b0` wraps to another pair's entry).
+#[inline(always)]
+fn euc_jp_pair(b0: u8, b1: u8) -> u16 {
+    EUC_JP_GRID[usize::from(u16::from_be_bytes([b0, b1])).wrapping_sub(0x8000) & 0x7FFF]
+}
+
 impl LeadByteHandler for EucJpDecoder {
     #[inline(always)]
     fn is_initial(&self) -> bool {
         self.lead == 0
+    }
+
+    const PAIRS: bool = true;
+
+    #[inline(always)]
+    fn pair(b0: u8, b1: u8) -> u16 {
+        euc_jp_pair(b0, b1)
     }
 
     #[inline(always)]
@@ -176,12 +218,8 @@ impl LeadByteHandler for EucJpDecoder {
         match src[0] {
             // Steps 7 and 5.4: a jis0208 pair.
             lead @ 0xA1..=0xFE => {
-                let trail = *src.get(1)?;
-                if !(0xA1..=0xFE).contains(&trail) {
-                    return None;
-                }
-                let code_point = jis0208_code_point((lead as usize - 0xA1) * 94 + trail as usize - 0xA1)?;
-                Some((code_point, 2))
+                let code_point = euc_jp_pair(lead, *src.get(1)?);
+                (code_point != 0).then_some((code_point, 2))
             }
             // Steps 7 and 3: half-width katakana.
             0x8E => match *src.get(1)? {
