@@ -1,6 +1,6 @@
 //! ISO-2022-JP (`encoding.bs` § "ISO-2022-JP").
 
-use super::euc_jp::{jis0208_code_point, jis0208_pointer};
+use super::euc_jp::{jis0208_code_point, jis0208_row_cell};
 use super::{
     ByteSink, DecodeHandler, ENCODE_STEP, EncodeHandler, EncodeStatus, Input, Replaced, Sink, Source, Status,
     decode_utf8_at,
@@ -406,8 +406,8 @@ impl Iso2022JpEncoder {
             if let 0xFF61..=0xFF9F = code_point {
                 code_point = ISO_2022_JP_KATAKANA[(code_point - 0xFF61) as usize] as u32;
             }
-            // Step 10.
-            let Some(pointer) = jis0208_pointer(code_point) else {
+            // Step 10 (the pointer as row and cell).
+            let Some(row_cell) = jis0208_row_cell(code_point) else {
                 // Step 11.
                 if self.state == EncoderState::Jis0208 {
                     self.state = EncoderState::Ascii;
@@ -422,8 +422,7 @@ impl Iso2022JpEncoder {
                 dst.extend(b"\x1B$B");
             }
             // Steps 13 to 15.
-            dst.push((pointer / 94 + 0x21) as u8);
-            dst.push((pointer % 94 + 0x21) as u8);
+            dst.extend(&(row_cell + 0x2121).to_be_bytes());
             return Ok(());
         }
     }
@@ -490,26 +489,28 @@ fn ascii_gap(bytes: &[u8], pos: usize, out: &mut [u8]) -> Option<(usize, usize)>
         return None;
     }
     let (code_point, len) = decode_utf8_at(bytes, pos + run);
-    let pointer = jis0208_run_pointer(code_point)?;
+    let two = jis0208_run_bytes(code_point)?;
     let wrote = 3 + run + 3 + 2;
     let out = out.get_mut(..wrote)?;
     out[..3].copy_from_slice(b"\x1B(B");
     out[3..3 + run].copy_from_slice(ascii);
-    out[3 + run..].copy_from_slice(&[0x1B, b'$', b'B', (pointer / 94 + 0x21) as u8, (pointer % 94 + 0x21) as u8]);
+    let [lead, trail] = two.to_be_bytes();
+    out[3 + run..].copy_from_slice(&[0x1B, b'$', b'B', lead, trail]);
     Some((run + len, wrote))
 }
 
-/// The index jis0208 pointer that [`Iso2022JpEncoder::step`] writes for a code
-/// point that is not ASCII in the jis0208 state without changing state (steps 8 to
-/// 10 and 13 to 15: U+2212 as U+FF0D, halfwidth katakana as their fullwidth forms).
+/// The two bytes that [`Iso2022JpEncoder::step`] writes for a code point that is
+/// not ASCII in the jis0208 state without changing state (steps 8 to 10 and 13 to
+/// 15: U+2212 as U+FF0D, halfwidth katakana as their fullwidth forms), as a
+/// big-endian number.
 #[inline(always)]
-fn jis0208_run_pointer(code_point: u32) -> Option<u16> {
+fn jis0208_run_bytes(code_point: u32) -> Option<u16> {
     let code_point = match code_point {
         0x2212 => 0xFF0D,
         0xFF61..=0xFF9F => ISO_2022_JP_KATAKANA[(code_point - 0xFF61) as usize] as u32,
         _ => code_point,
     };
-    jis0208_pointer(code_point)
+    Some(jis0208_row_cell(code_point)? + 0x2121)
 }
 
 impl Iso2022JpEncoder {
@@ -547,10 +548,9 @@ impl Iso2022JpEncoder {
                     }
                     // `text` is valid UTF-8: a lead byte's continuation bytes follow it.
                     let (code_point, len) = decode_utf8_at(bytes, pos);
-                    let Some(pointer) = jis0208_run_pointer(code_point) else { break };
+                    let Some(two) = jis0208_run_bytes(code_point) else { break };
                     pos += len;
-                    out[written] = (pointer / 94 + 0x21) as u8;
-                    out[written + 1] = (pointer % 94 + 0x21) as u8;
+                    out[written..written + 2].copy_from_slice(&two.to_be_bytes());
                     written += 2;
                 }
                 let full = written + 2 > out.len();
@@ -568,9 +568,9 @@ impl Iso2022JpEncoder {
             if code_point < 0x80 {
                 return;
             }
-            let Some(pointer) = jis0208_run_pointer(code_point) else { return };
+            let Some(bytes) = jis0208_run_bytes(code_point) else { return };
             src.advance(len);
-            dst.extend(&[(pointer / 94 + 0x21) as u8, (pointer % 94 + 0x21) as u8]);
+            dst.extend(&bytes.to_be_bytes());
         }
     }
 }
