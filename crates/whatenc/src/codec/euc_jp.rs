@@ -44,7 +44,7 @@ static JIS0208_ROW_CELL_DATA: [u16; jis0208::JIS0208_POINTERS.data.len()] = {
     while i < pointers.len() {
         let pointer = pointers[i];
         if pointer != u16::MAX {
-            data[i] = (pointer / 94) << 8 | pointer % 94;
+            data[i] = ((pointer / 94) << 8) | (pointer % 94);
         }
         i += 1;
     }
