@@ -108,7 +108,7 @@ pub(crate) trait Sink {
     /// consumed.
     fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize;
     /// [`Sink::decode_bmp_run`] for encodings whose characters are mostly pairs of
-    /// bytes, with ASCII between them (a space between words of Korean): each step
+    /// bytes, with ASCII between them: each step
     /// reads two bytes `b0 b1` and, without a branch on which it is, writes `b0` when
     /// it is ASCII (and `b1` is not: two in a row stop the run, for the bulk copy) or
     /// `pair(b0, b1)`, the code point of the pair (0 for none; `pair` must answer for
@@ -116,9 +116,9 @@ pub(crate) trait Sink {
     /// in [`Sink::decode_bmp_run`]; a last byte alone stops the run. (Into UTF-16;
     /// into UTF-8 it is [`Sink::decode_bmp_run`], which measured faster there.)
     /// Into UTF-16, against [`Sink::decode_bmp_run`], rotating, `AMD EPYC` Zen 5,
-    /// AVX-512 tier, MB/s: ko.txt EUC-KR 1,148 → 1,280, ja.txt Shift_JIS 1,462 →
-    /// 1,542 (1,816 in another build: the loop is sensitive to where the code lands),
-    /// ja.html 3,404 → 3,600.
+    /// AVX-512 tier, MB/s, in builds that differ only in this: ja.txt Shift_JIS 1,540
+    /// → 1,828, ja.html 3,714 → 3,926, ja.txt EUC-JP 1,570 → 1,588, ja.html 3,509 →
+    /// 3,581; ko.txt EUC-KR 1,426 → 1,331, so EUC-KR does not take it.
     fn decode_pair_run(
         &mut self,
         src: &[u8],
