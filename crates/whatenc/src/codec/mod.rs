@@ -108,23 +108,34 @@ pub(crate) trait Sink {
     /// consumed.
     fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize;
     /// [`Sink::decode_bmp_run`] for encodings whose characters are mostly pairs of
-    /// bytes, with ASCII between them: each step
-    /// reads two bytes `b0 b1` and, without a branch on which it is, writes `b0` when
-    /// it is ASCII (and `b1` is not: two in a row stop the run, for the bulk copy) or
-    /// `pair(b0, b1)`, the code point of the pair (0 for none; `pair` must answer for
-    /// any two bytes, without a branch). A byte that is neither goes to `sequence`, as
-    /// in [`Sink::decode_bmp_run`]; a last byte alone stops the run. (Into UTF-16;
-    /// into UTF-8 it is [`Sink::decode_bmp_run`], which measured faster there.)
+    /// bytes, with ASCII between them: into UTF-16, each step reads two bytes `b0 b1`
+    /// and, without a branch on which it is, writes `b0` when it is ASCII (and `b1`
+    /// is not: two in a row stop the run, for the bulk copy) or `pair(b0, b1)`, the
+    /// code point of the pair (0 for none; `pair` must answer for any two bytes,
+    /// without a branch). A byte that is neither goes to `sequence`, as in
+    /// [`Sink::decode_bmp_run`]; a last byte alone stops the run.
+    ///
     /// Into UTF-16, against [`Sink::decode_bmp_run`], rotating, `AMD EPYC` Zen 5,
     /// AVX-512 tier, MB/s, in builds that differ only in this: ja.txt Shift_JIS 1,540
     /// → 1,828, ja.html 3,714 → 3,926, ja.txt EUC-JP 1,570 → 1,588, ja.html 3,509 →
     /// 3,581; ko.txt EUC-KR 1,426 → 1,331, so EUC-KR does not take it.
+    ///
+    /// By default (into UTF-8) it is [`Sink::decode_bmp_run`]: into UTF-8, the steps
+    /// without a branch on ASCII or not (the character's one or three bytes chosen,
+    /// stored as a word, the output advanced by the length chosen) ran slower than
+    /// the branches, whose predictions the data dependencies do not wait for.
+    /// Rotating, `AMD EPYC` Zen 5, AVX-512 tier, MB/s: ko.txt EUC-KR 1,000 → 758,
+    /// ja.txt Shift_JIS 1,166 → 930, ko.html 3,306 → 2,765, ja.html 3,093 → 2,750.
+    #[inline(always)]
     fn decode_pair_run(
         &mut self,
         src: &[u8],
         pair: impl Fn(u8, u8) -> u16,
         sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
-    ) -> usize;
+    ) -> usize {
+        let _ = pair;
+        self.decode_bmp_run(src, sequence)
+    }
     /// Decodes bytes of a single-byte encoding (`table[byte - 0x80]`, 0 for null)
     /// while they fit with [`Sink::STEP`] room to spare, until 8 ASCII bytes in a row
     /// (left to the bulk ASCII copy) or a byte that is null in the table. Returns the
@@ -361,22 +372,6 @@ impl Sink for Utf8Sink<'_> {
         }
         self.pos = out;
         read
-    }
-    /// [`Sink::decode_bmp_run`]: into UTF-8, the steps without a branch on ASCII
-    /// or not (the character's one or three bytes chosen, stored as a word, the
-    /// output advanced by the length chosen) ran slower than the branches, whose
-    /// predictions the data dependencies do not wait for. Rotating, `AMD EPYC` Zen 5,
-    /// AVX-512 tier, MB/s: ko.txt EUC-KR 1,000 → 758, ja.txt Shift_JIS 1,166 → 930,
-    /// ko.html 3,306 → 2,765, ja.html 3,093 → 2,750.
-    #[inline(always)]
-    fn decode_pair_run(
-        &mut self,
-        src: &[u8],
-        pair: impl Fn(u8, u8) -> u16,
-        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
-    ) -> usize {
-        let _ = pair;
-        self.decode_bmp_run(src, sequence)
     }
     #[inline]
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
