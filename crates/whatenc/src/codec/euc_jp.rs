@@ -9,6 +9,20 @@ use crate::tables::{jis0208, jis0212};
 // ---------------------------------------------------------------------------------
 // index jis0208 and index jis0212.
 
+/// The index code point for `pointer` in index jis0208, 0 for null: for the grids
+/// worked out at compile time (Shift_JIS's and EUC-JP's).
+pub(super) const fn jis0208_index(pointer: usize) -> u16 {
+    if pointer < jis0208::JIS0208_LOW.len() {
+        jis0208::JIS0208_LOW[pointer]
+    } else if pointer >= jis0208::JIS0208_HIGH_FIRST
+        && pointer - jis0208::JIS0208_HIGH_FIRST < jis0208::JIS0208_HIGH.len()
+    {
+        jis0208::JIS0208_HIGH[pointer - jis0208::JIS0208_HIGH_FIRST]
+    } else {
+        0
+    }
+}
+
 /// The index code point for `pointer` in index jis0208, or `None` for null.
 #[inline(always)]
 pub(super) fn jis0208_code_point(pointer: usize) -> Option<u16> {
@@ -37,19 +51,8 @@ static JIS0208_ROW_CELL: crate::tables::BmpMap =
     crate::tables::BmpMap { pages: jis0208::JIS0208_POINTERS.pages, data: &JIS0208_ROW_CELL_DATA };
 
 /// The pages of [`JIS0208_ROW_CELL`].
-static JIS0208_ROW_CELL_DATA: [u16; jis0208::JIS0208_POINTERS.data.len()] = {
-    let pointers = jis0208::JIS0208_POINTERS.data;
-    let mut data = [u16::MAX; jis0208::JIS0208_POINTERS.data.len()];
-    let mut i = 0;
-    while i < pointers.len() {
-        let pointer = pointers[i];
-        if pointer != u16::MAX {
-            data[i] = ((pointer / 94) << 8) | (pointer % 94);
-        }
-        i += 1;
-    }
-    data
-};
+static JIS0208_ROW_CELL_DATA: [u16; jis0208::JIS0208_POINTERS.data.len()] =
+    crate::tables::BmpMap::pointers_as_bytes(jis0208::JIS0208_POINTERS.data, 94, 0, 0);
 
 /// The index code point for `pointer` in index jis0212, or `None` for null.
 #[inline(always)]
@@ -201,16 +204,7 @@ static EUC_JP_GRID: [u16; 0x8000] = {
     while lead <= 0xFE {
         let mut trail = 0xA1;
         while trail <= 0xFE {
-            let pointer = (lead - 0xA1) * 94 + trail - 0xA1;
-            grid[(lead << 8 | trail) - 0x8000] = if pointer < jis0208::JIS0208_LOW.len() {
-                jis0208::JIS0208_LOW[pointer]
-            } else if pointer >= jis0208::JIS0208_HIGH_FIRST
-                && pointer - jis0208::JIS0208_HIGH_FIRST < jis0208::JIS0208_HIGH.len()
-            {
-                jis0208::JIS0208_HIGH[pointer - jis0208::JIS0208_HIGH_FIRST]
-            } else {
-                0
-            };
+            grid[(lead << 8 | trail) - 0x8000] = jis0208_index((lead - 0xA1) * 94 + trail - 0xA1);
             trail += 1;
         }
         lead += 1;

@@ -58,15 +58,10 @@ static EUC_KR_GRID: [u16; 0x8000] = {
 /// (lead − 0x81) × 190 + (byte − 0x41) in index EUC-KR, if any.
 #[inline(always)]
 fn pair(lead: u8, byte: u8) -> Option<u16> {
-    let code_point = grid_pair(lead, byte);
+    // Masked to the grid's length: no bound check (an ASCII `lead` would wrap to
+    // another pair's entry; it never comes here).
+    let code_point = EUC_KR_GRID[usize::from(u16::from_be_bytes([lead, byte])).wrapping_sub(GRID_FIRST) & 0x7FFF];
     (code_point != 0).then_some(code_point)
-}
-
-/// [`pair`]'s grid lookup (0 for none) for any two bytes, without a bound check: an
-/// ASCII `lead` wraps to another pair's entry.
-#[inline(always)]
-fn grid_pair(lead: u8, byte: u8) -> u16 {
-    EUC_KR_GRID[usize::from(u16::from_be_bytes([lead, byte])).wrapping_sub(GRID_FIRST) & 0x7FFF]
 }
 
 impl LeadByteHandler for EucKrDecoder {
@@ -148,19 +143,8 @@ static EUC_KR_BYTES: crate::tables::BmpMap =
     crate::tables::BmpMap { pages: EUC_KR_POINTERS.pages, data: &EUC_KR_BYTES_DATA };
 
 /// The pages of [`EUC_KR_BYTES`].
-static EUC_KR_BYTES_DATA: [u16; EUC_KR_POINTERS.data.len()] = {
-    let pointers = EUC_KR_POINTERS.data;
-    let mut data = [u16::MAX; EUC_KR_POINTERS.data.len()];
-    let mut i = 0;
-    while i < pointers.len() {
-        let pointer = pointers[i];
-        if pointer != u16::MAX {
-            data[i] = ((pointer / 190 + 0x81) << 8) | (pointer % 190 + 0x41);
-        }
-        i += 1;
-    }
-    data
-};
+static EUC_KR_BYTES_DATA: [u16; EUC_KR_POINTERS.data.len()] =
+    crate::tables::BmpMap::pointers_as_bytes(EUC_KR_POINTERS.data, 190, 0x81, 0x41);
 
 /// The EUC-KR encoder. It has no state.
 #[derive(Debug, Clone)]

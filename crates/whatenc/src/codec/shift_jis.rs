@@ -1,8 +1,8 @@
 //! Shift_JIS (`encoding.bs` § "Shift_JIS").
 
-use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte};
+use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte, jis0208_index};
 use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
-use crate::tables::jis0208::{JIS0208_HIGH, JIS0208_HIGH_FIRST, JIS0208_LOW, SHIFT_JIS_BYTES};
+use crate::tables::jis0208::SHIFT_JIS_BYTES;
 
 /// The Shift_JIS decoder.
 #[derive(Debug, Clone)]
@@ -63,12 +63,8 @@ static SHIFT_JIS_GRID: [u16; GRID_ROWS * 256] = {
                 grid[row(lead) << 8 | byte as usize] = if pointer >= 8836 && pointer <= 10715 {
                     // Step 3.7: EUDC, the Private Use Area.
                     (0xE000 - 8836 + pointer) as u16
-                } else if pointer < JIS0208_LOW.len() {
-                    JIS0208_LOW[pointer]
-                } else if pointer >= JIS0208_HIGH_FIRST && pointer - JIS0208_HIGH_FIRST < JIS0208_HIGH.len() {
-                    JIS0208_HIGH[pointer - JIS0208_HIGH_FIRST]
                 } else {
-                    0
+                    jis0208_index(pointer)
                 };
             }
             byte += 1;

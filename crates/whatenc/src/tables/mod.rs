@@ -29,6 +29,28 @@ impl BmpMap {
         let value = self.data[(page as usize - 1) * 64 + (code_point & 63) as usize];
         (value != u16::MAX).then_some(value)
     }
+
+    /// A map's `data` with each pointer as the two bytes an encoder writes for it,
+    /// worked out at compile time: `pointer / per_row + lead` then `pointer % per_row
+    /// + trail`, as a big-endian number (`u16::MAX`, none, stays). With the map's
+    /// `pages`, the encoder's bytes in one lookup and no division per character.
+    pub(crate) const fn pointers_as_bytes<const N: usize>(
+        data: &[u16],
+        per_row: u16,
+        lead: u16,
+        trail: u16,
+    ) -> [u16; N] {
+        let mut bytes = [u16::MAX; N];
+        let mut i = 0;
+        while i < N {
+            let pointer = data[i];
+            if pointer != u16::MAX {
+                bytes[i] = ((pointer / per_row + lead) << 8) | (pointer % per_row + trail);
+            }
+            i += 1;
+        }
+        bytes
+    }
 }
 
 // Chinese tables (gb18030/GBK, Big5):
