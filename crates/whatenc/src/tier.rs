@@ -117,6 +117,18 @@ pub fn max_tier() -> Tier {
     }
 }
 
+/// Whether the cap lets kernels of `tier` run: [`max_tier`]` >= tier`, compared as the
+/// stored byte (the kernels' choosers ask it on every call; turning the byte back into
+/// a [`Tier`] first cost a multiply and a table load each time).
+#[cfg(any(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)), test))]
+#[inline(always)]
+pub(crate) fn allows(tier: Tier) -> bool {
+    match MAX.load(Ordering::Relaxed) {
+        UNSET => max_tier_from_env() >= tier,
+        n => n >= tier as u8,
+    }
+}
+
 #[cold]
 fn max_tier_from_env() -> Tier {
     #[cfg(feature = "std")]
@@ -154,5 +166,26 @@ pub fn active_tier() -> Tier {
         // Only aarch64 has NEON kernels: elsewhere a cap at `neon` is portable.
         Tier::Neon if has != Tier::Neon => Tier::Portable,
         tier => tier,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX, Ordering, Tier, allows, max_tier, set_max_tier};
+
+    /// [`allows`], which compares the stored byte, answers as [`max_tier`] does under
+    /// every cap. (The cap is global: other tests of this binary may run meanwhile at
+    /// another tier, which gives them the same results; the old cap is put back.)
+    #[test]
+    fn allows_agrees_with_max_tier() {
+        let old = MAX.load(Ordering::Relaxed);
+        for cap in Tier::ALL {
+            set_max_tier(cap);
+            for tier in Tier::ALL {
+                assert_eq!(allows(tier), max_tier() >= tier, "cap {cap}, tier {tier}");
+                assert_eq!(allows(tier), cap >= tier, "cap {cap}, tier {tier}");
+            }
+        }
+        MAX.store(old, Ordering::Relaxed);
     }
 }

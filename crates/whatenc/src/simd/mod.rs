@@ -99,7 +99,7 @@ use crate::tier::Tier;
 #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
 #[inline(always)]
 fn allows(tier: Tier) -> bool {
-    crate::tier::max_tier() >= tier
+    crate::tier::allows(tier)
 }
 
 /// The highest tier of kernels this CPU has (whatever the cap).
@@ -290,15 +290,8 @@ fn with_checks<R>(f: impl FnOnce(&utf8_check::Checks) -> R) -> Option<R> {
 }
 
 /// Validates UTF-8 with the kernels of [`with_checks`], where there are some; otherwise
-/// (the SSE2 and portable tiers) with simdutf8's fastest kernel for this CPU, or for
-/// inputs shorter than [`scalar::SHORT_UTF8`] with [`scalar::short_utf8_valid_up_to`].
-/// The text when all of `bytes` is valid.
-///
-/// simdutf8's `compat` flavour, not `basic`: `basic` checks every block in full once
-/// it has met one non-ASCII byte, `compat` goes back to its ASCII loop, and on text
-/// that is mostly ASCII it ran 1.1–1.3 × faster (en.txt 76 against 60 GB/s, th.html
-/// 14.1 against 12.7, rotating, `AMD EPYC` Zen 4); on dense text 0.95 × (ru.txt 17.0
-/// against 17.8).
+/// (the SSE2 and portable tiers) with [`valid_up_to_without_checks`]. The text when all
+/// of `bytes` is valid.
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
@@ -308,13 +301,8 @@ pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
         // `bytes` valid.
         return valid.then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
     }
-    if bytes.len() < scalar::SHORT_UTF8 {
-        // SAFETY: `short_utf8_valid_up_to` (tested against `core::str::from_utf8`)
-        // found all of `bytes` valid.
-        return (scalar::short_utf8_valid_up_to(bytes) == bytes.len())
-            .then(|| unsafe { core::str::from_utf8_unchecked(bytes) });
-    }
-    simdutf8::compat::from_utf8(bytes).ok()
+    // SAFETY: `valid_up_to_without_checks` found all of `bytes` valid.
+    (valid_up_to_without_checks(bytes) == bytes.len()).then(|| unsafe { core::str::from_utf8_unchecked(bytes) })
 }
 
 /// The longest prefix of `bytes` that is valid UTF-8 (up to the first error, or to a
@@ -328,22 +316,90 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
         // library placed it when there is one.
         return unsafe { core::str::from_utf8_unchecked(&bytes[..valid_up_to]) };
     }
+    // SAFETY: `valid_up_to_without_checks` found no error before the length it gives.
+    unsafe { core::str::from_utf8_unchecked(&bytes[..valid_up_to_without_checks(bytes)]) }
+}
+
+/// The length of the longest valid UTF-8 prefix of `bytes` below the tiers with UTF-8
+/// check kernels (the SSE2 and portable tiers), in one pass to the error if there is
+/// one (not a validation of the whole, then a search for the error, then a validation
+/// of the prefix: three passes over it, which made a legacy page taken for UTF-8 →
+/// `String`, with an error every few hundred bytes, 2 × slower than encoding_rs at
+/// these tiers):
+/// - input shorter than [`scalar::SHORT_UTF8`] is looked at for ASCII first
+///   ([`scalar::ascii_prefix_len`]): all ASCII, it is valid;
+/// - otherwise, at the SSE2 tier, from [`SIMDUTF8_KERNEL_FROM`] bytes, simdutf8's
+///   `compat` kernel for this CPU ([`simdutf8_kernel_valid_up_to`]), called directly;
+/// - shorter input, and any at the portable tier, [`scalar::short_utf8_valid_up_to`];
+/// - from [`scalar::SHORT_UTF8`] bytes, simdutf8's kernel (called directly on x86_64,
+///   through `simdutf8::compat::from_utf8` elsewhere).
+///
+/// Decode short to `String` (16 pieces of 13 to 256 bytes a call, each a new decoder;
+/// rotating; whatenc / encoding_rs; `AMD EPYC` Zen 5), SSE2 tier, before (scalar
+/// below 64 bytes, no look for ASCII) → after: ru.txt 0.96 → 1.74, vi.txt 0.99 →
+/// (simdutf8's kernel alone from 16 bytes) 2.09, ja.txt 0.93 → 1.23, zh_tw.txt 0.94 →
+/// 1.17, en.txt 0.94 → 1.16, en.html 0.95 → 1.15 (with [`crate::tier::allows`]).
+/// Through `simdutf8::compat::from_utf8` rather than the kernel, input shorter than
+/// 64 bytes goes to the standard library's `from_utf8`: ja.txt 1.12 → 0.89 and ru.txt
+/// 1.58 → 0.97 when simdutf8 took the pieces from 16 bytes that way. The look for ASCII
+/// first: en.txt 1.05 → 1.16, pt.html 1.09 → 1.17; ja.txt and ru.txt within 1%.
+/// Scalar to 128 bytes rather than 64: ja.txt 0.93 → 0.75.
+///
+/// simdutf8's `compat` flavour, not `basic`: `basic` checks every block in full once
+/// it has met one non-ASCII byte, `compat` goes back to its ASCII loop, and on text
+/// that is mostly ASCII it ran 1.1–1.3 × faster (en.txt 76 against 60 GB/s, th.html
+/// 14.1 against 12.7, rotating, `AMD EPYC` Zen 4); on dense text 0.95 × (ru.txt 17.0
+/// against 17.8).
+#[inline(always)]
+fn valid_up_to_without_checks(bytes: &[u8]) -> usize {
     if bytes.len() < scalar::SHORT_UTF8 {
-        // SAFETY: `short_utf8_valid_up_to` (tested against `core::str::from_utf8`)
-        // found no error before `valid_up_to`, where it stopped.
-        return unsafe { core::str::from_utf8_unchecked(&bytes[..scalar::short_utf8_valid_up_to(bytes)]) };
+        if scalar::ascii_prefix_len(bytes) == bytes.len() {
+            return bytes.len();
+        }
+        #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+        if bytes.len() >= SIMDUTF8_KERNEL_FROM
+            && allows(Tier::Sse2)
+            && let Some(valid_up_to) = simdutf8_kernel_valid_up_to(bytes)
+        {
+            return valid_up_to;
+        }
+        return scalar::short_utf8_valid_up_to(bytes);
     }
-    // One pass, to the error if there is one (not a validation of the whole, then a
-    // search for the error, then a validation of the prefix: three passes over it,
-    // which made a legacy page taken for UTF-8 → `String`, with an error every few
-    // hundred bytes, 2 × slower than encoding_rs at the SSE2 and portable tiers).
-    match simdutf8::compat::from_utf8(bytes) {
-        Ok(text) => text,
-        // SAFETY: simdutf8's `valid_up_to` ends the valid prefix (its contract; the
-        // crate's tests at the SSE2 and portable tiers hold its results against
-        // encoding_rs's and the standard library's).
-        Err(error) => unsafe { core::str::from_utf8_unchecked(&bytes[..error.valid_up_to()]) },
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if let Some(valid_up_to) = simdutf8_kernel_valid_up_to(bytes) {
+        return valid_up_to;
     }
+    // simdutf8's `valid_up_to` ends the valid prefix (its contract; the tests at the
+    // SSE2 and portable tiers hold its results against the standard library's).
+    simdutf8::compat::from_utf8(bytes).map_or_else(|error| error.valid_up_to(), str::len)
+}
+
+/// The shortest input that [`valid_up_to_without_checks`] gives simdutf8's kernel
+/// at the SSE2 tier (the kernel copies shorter input than 64 bytes into a block of
+/// 64 and checks it whole). At the portable tier it takes input from
+/// [`scalar::SHORT_UTF8`] bytes, as simdutf8's own choice does on every CPU (on
+/// aarch64, its NEON kernel), so that the portable tier measures what other targets
+/// get.
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+const SIMDUTF8_KERNEL_FROM: usize = 16;
+
+/// simdutf8's `compat` check for this CPU (AVX2, else SSE4.2), called directly, not
+/// through `simdutf8::compat::from_utf8` (which takes input shorter than 64 bytes to
+/// the standard library's `from_utf8`, and goes through a pointer to the function):
+/// the length of the longest valid prefix. `None` without either feature.
+#[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+#[inline(always)]
+fn simdutf8_kernel_valid_up_to(bytes: &[u8]) -> Option<usize> {
+    let checked = if avx2::cpu_has() {
+        // SAFETY: the CPU has AVX2.
+        unsafe { simdutf8::compat::imp::x86::avx2::validate_utf8(bytes) }
+    } else if cpu_has!("sse4.2") {
+        // SAFETY: the CPU has SSE4.2.
+        unsafe { simdutf8::compat::imp::x86::sse42::validate_utf8(bytes) }
+    } else {
+        return None;
+    };
+    Some(checked.map_or_else(|error| error.valid_up_to(), |()| bytes.len()))
 }
 
 /// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
@@ -1166,6 +1222,49 @@ mod tests {
                     let valid = core::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), str::len);
                     assert_eq!(string.len(), valid, "{what}");
                     assert!(progress.read >= valid, "{what}");
+                }
+            }
+        }
+    }
+
+    /// [`super::valid_up_to_without_checks`] (and, on x86_64, simdutf8's kernel that it
+    /// calls directly from [`super::SIMDUTF8_KERNEL_FROM`] bytes) against the standard
+    /// library's valid prefix, on every length to 80 bytes (either side of
+    /// [`super::scalar::SHORT_UTF8`]): all ASCII; ASCII, and text of characters of every
+    /// length cut at every length, with a character of each length or an error at
+    /// every place.
+    #[test]
+    fn short_valid_up_to_matches_std() {
+        let check = |bytes: &[u8]| {
+            let expected = core::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+            assert_eq!(super::valid_up_to_without_checks(bytes), expected, "{bytes:02X?}");
+            #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+            if let Some(valid) = super::simdutf8_kernel_valid_up_to(bytes) {
+                assert_eq!(valid, expected, "{bytes:02X?}");
+            }
+        };
+        let odd: [&[u8]; 9] = [
+            b"\xC3\xA9",
+            b"\xE4\xB8\xAD",
+            b"\xF0\x9F\x98\x80",
+            b"\x80",
+            b"\xC3",
+            b"\xE4\xB8",
+            b"\xED\xA0\x80",
+            b"\xF5",
+            b"\xC0\xAF",
+        ];
+        let mixed = "\u{E9}\u{4E2D}a\u{1F600}\u{444}\u{5D0}".repeat(8).into_bytes();
+        for len in 0..=80 {
+            check(&alloc::vec![b'a'; len]);
+            check(&mixed[..len]);
+            for at in 0..=len {
+                for bad in odd {
+                    for text in [&alloc::vec![b'a'; len][..], &mixed[..len]] {
+                        let mut bytes = text.to_vec();
+                        bytes.splice(at..at, bad.iter().copied());
+                        check(&bytes);
+                    }
                 }
             }
         }
