@@ -335,15 +335,18 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 ///   through `simdutf8::compat::from_utf8` elsewhere).
 ///
 /// Decode short to `String` (16 pieces of 13 to 256 bytes a call, each a new decoder;
-/// rotating; whatenc / encoding_rs; `AMD EPYC` Zen 5), SSE2 tier, before (scalar
-/// below 64 bytes, no look for ASCII) → after: ru.txt 0.96 → 1.74, vi.txt 0.99 →
-/// (simdutf8's kernel alone from 16 bytes) 2.09, ja.txt 0.93 → 1.23, zh_tw.txt 0.94 →
-/// 1.17, en.txt 0.94 → 1.16, en.html 0.95 → 1.15 (with [`crate::tier::allows`]).
-/// Through `simdutf8::compat::from_utf8` rather than the kernel, input shorter than
-/// 64 bytes goes to the standard library's `from_utf8`: ja.txt 1.12 → 0.89 and ru.txt
-/// 1.58 → 0.97 when simdutf8 took the pieces from 16 bytes that way. The look for ASCII
-/// first: en.txt 1.05 → 1.16, pt.html 1.09 → 1.17; ja.txt and ru.txt within 1%.
-/// Scalar to 128 bytes rather than 64: ja.txt 0.93 → 0.75.
+/// rotating; whatenc / encoding_rs; `AMD EPYC` Zen 5), before (scalar below 64 bytes,
+/// simdutf8 through `from_utf8`, no look for ASCII) → after, with
+/// [`crate::tier::allows`]: SSE2 tier ru.txt 0.99 → 1.75, vi.txt 1.04 → 2.29, ja.txt
+/// 0.96 → 1.24, zh_tw.txt 0.95 → 1.28, th.txt 0.94 → 1.24, en.txt 0.97 → 1.17,
+/// en.html 0.96 → 1.25; portable tier (no kernel below 64 bytes) en.txt 0.94 → 1.15,
+/// ja.txt 0.97 → 1.03, cs.txt 0.97 → 1.00. Each part, SSE2 tier, in builds of one
+/// layout: simdutf8's kernel from 16 bytes rather than 64, ru.txt 0.96 → 1.58, vi.txt
+/// 0.99 → 2.09, ja.txt 0.93 → 1.12, en.txt 0.94 → 0.96 (from 128 bytes, scalar below:
+/// ja.txt 0.93 → 0.75); the same through `simdutf8::compat::from_utf8` (which gives
+/// input shorter than 64 bytes to the standard library's `from_utf8`), ja.txt 1.12 →
+/// 0.89, ru.txt 1.58 → 0.97; the look for ASCII first, en.txt 1.05 → 1.16, pt.html
+/// 1.09 → 1.17, ja.txt and ru.txt 1–2% slower.
 ///
 /// simdutf8's `compat` flavour, not `basic`: `basic` checks every block in full once
 /// it has met one non-ASCII byte, `compat` goes back to its ASCII loop, and on text
@@ -1227,8 +1230,10 @@ mod tests {
         }
     }
 
-    /// [`super::valid_up_to_without_checks`] (and, on x86_64, simdutf8's kernel that it
-    /// calls directly from [`super::SIMDUTF8_KERNEL_FROM`] bytes) against the standard
+    /// [`super::valid_up_to_without_checks`], [`super::scalar::short_utf8_valid_up_to`]
+    /// (all of each input, whatever its length, so that the tiers that take input to
+    /// the kernel from 16 bytes test it too) and, on x86_64, simdutf8's kernel that it
+    /// calls directly from [`super::SIMDUTF8_KERNEL_FROM`] bytes, against the standard
     /// library's valid prefix, on every length to 80 bytes (either side of
     /// [`super::scalar::SHORT_UTF8`]): all ASCII; ASCII, and text of characters of every
     /// length cut at every length, with a character of each length or an error at
@@ -1238,6 +1243,7 @@ mod tests {
         let check = |bytes: &[u8]| {
             let expected = core::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
             assert_eq!(super::valid_up_to_without_checks(bytes), expected, "{bytes:02X?}");
+            assert_eq!(super::scalar::short_utf8_valid_up_to(bytes), expected, "{bytes:02X?}");
             #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
             if let Some(valid) = super::simdutf8_kernel_valid_up_to(bytes) {
                 assert_eq!(valid, expected, "{bytes:02X?}");
