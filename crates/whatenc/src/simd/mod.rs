@@ -980,6 +980,11 @@ pub(crate) trait Utf8PrefixPass: Copy {
 #[cfg_attr(any(whatenc_portable, not(any(target_arch = "x86_64", target_arch = "aarch64"))), allow(dead_code))]
 #[inline(always)]
 fn utf8_prefix_to_utf16_with(src: &[u8], dst: &mut [u16], pass: impl Utf8PrefixPass) -> (usize, usize) {
+    if src.len() < HAND_OVER_FROM {
+        // Short input: the pass alone, which then counts nothing towards a hand-over.
+        let (read, written, _) = pass.pass::<false>(src, dst);
+        return (read, written);
+    }
     let (mut read, mut written) = (0, 0);
     loop {
         let (r, w, dense) = pass.pass::<true>(&src[read..], &mut dst[written..]);
@@ -995,6 +1000,16 @@ fn utf8_prefix_to_utf16_with(src: &[u8], dst: &mut [u16], pass: impl Utf8PrefixP
         read += valid.len();
     }
 }
+
+/// The shortest input for which [`utf8_prefix_to_utf16_with`]'s pass counts towards a
+/// hand-over to the vector kernels. Shorter input could hand over only its last
+/// bytes, if any (`scalar::DENSE_MIN` of them must be left), and the count cost
+/// short pieces of text (16 to 256 bytes, a new decoder each) → UTF-16 1–5%:
+/// whatenc MB/s, rotating, `AMD EPYC` Zen 5, in builds of one layout, SSSE3 tier
+/// ko.txt 648 → 662, ko.html 1,270 → 1,314, ja.txt 1,381 → 1,417; AVX2 tier ru.txt
+/// 1,063 → 1,118, ko.txt 1,015 → 1,028; AVX-512 tier ru.txt 1,001 → 1,048, zh_cn.txt
+/// 1,542 → 1,577, de.txt alike.
+const HAND_OVER_FROM: usize = 384;
 
 /// The bytes of dense text that [`utf8_prefix_to_utf16`] hands to the vector kernels
 /// at a time.

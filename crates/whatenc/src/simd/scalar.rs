@@ -1678,7 +1678,9 @@ pub(crate) mod tests {
     }
 
     /// Random text of every mix of ASCII and longer characters, with malformed
-    /// bytes among them and cut at random lengths: the dense hand-over on the way.
+    /// bytes among them and cut at random lengths (either side of `HAND_OVER_FROM`,
+    /// below which the pass counts nothing towards a hand-over): the dense hand-over
+    /// on the way.
     #[test]
     fn utf8_prefix_to_utf16_random_mixes() {
         let pieces: [&[u8]; 10] = [
@@ -1696,7 +1698,7 @@ pub(crate) mod tests {
         let mut next = super::super::xorshift(11);
         for _ in 0..20_000 {
             let mix = next() as u32 | 1;
-            let len = (next() % 300) as usize;
+            let len = (next() % 700) as usize;
             let mut bytes = Vec::new();
             while bytes.len() < len {
                 let k = (next() % 10) as u32;
