@@ -356,8 +356,9 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 #[inline(always)]
 fn valid_up_to_without_checks(bytes: &[u8]) -> usize {
     if bytes.len() < scalar::SHORT_UTF8 {
-        if scalar::ascii_prefix_len(bytes) == bytes.len() {
-            return bytes.len();
+        let ascii = scalar::ascii_prefix_len(bytes);
+        if ascii == bytes.len() {
+            return ascii;
         }
         #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
         if bytes.len() >= SIMDUTF8_KERNEL_FROM
@@ -366,7 +367,9 @@ fn valid_up_to_without_checks(bytes: &[u8]) -> usize {
         {
             return valid_up_to;
         }
-        return scalar::short_utf8_valid_up_to(bytes);
+        // The scalar loop from where the ASCII ended (a character boundary), not over
+        // it again.
+        return ascii + scalar::short_utf8_valid_up_to(&bytes[ascii..]);
     }
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if let Some(valid_up_to) = simdutf8_kernel_valid_up_to(bytes) {
