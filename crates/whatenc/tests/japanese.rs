@@ -496,16 +496,38 @@ fn check_all_pairs(kind: Kind, prefix: &[u8]) {
     }
 }
 
+/// Every byte pair between two characters of `around` (the pair-at-a-time run into
+/// UTF-16 takes two bytes a step, whatever the first is), decoded into UTF-16 in one
+/// call, against the reference model.
+fn check_all_pairs_in_a_run_into_utf16(kind: Kind, around: &[u8]) {
+    let encoding = kind.encoding();
+    let mut bytes = [around, b"\0\0", around, around].concat();
+    let n = around.len();
+    let mut units = vec![0u16; 2 * bytes.len() + 16];
+    for pair in 0..=0xFFFFu32 {
+        bytes[n] = (pair >> 8) as u8;
+        bytes[n + 1] = pair as u8;
+        let (expected, _) = jk::ref_decode(kind, &bytes);
+        let progress = encoding.new_decoder().decode_to_utf16(&bytes, &mut units, true);
+        assert_eq!(progress.read, bytes.len());
+        assert_eq!(String::from_utf16(&units[..progress.written]).unwrap(), expected, "{kind:?} {bytes:02X?}");
+    }
+}
+
 #[test]
 fn every_euc_jp_byte_pair() {
     check_all_pairs(Kind::EucJp, b"");
     // 0x8F and every pair after it (jis0212).
     check_all_pairs(Kind::EucJp, b"\x8F");
+    // "日本" around each pair.
+    check_all_pairs_in_a_run_into_utf16(Kind::EucJp, b"\xC6\xFC\xCB\xDC");
 }
 
 #[test]
 fn every_shift_jis_byte_pair() {
     check_all_pairs(Kind::ShiftJis, b"");
+    // "日本" around each pair.
+    check_all_pairs_in_a_run_into_utf16(Kind::ShiftJis, b"\x93\xFA\x96\x7B");
 }
 
 #[test]
