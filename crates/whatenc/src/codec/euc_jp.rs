@@ -230,6 +230,15 @@ fn euc_jp_pair(b0: u8, b1: u8) -> u16 {
     EUC_JP_GRID[(usize::from(b0 & 0x7F) << 7 | usize::from(cell)) & 0x3FFF]
 }
 
+/// The index code point (0 for null) of the jis0208 pair in its seven-bit form (as
+/// ISO-2022-JP has it: `b0` and `b1` each 0x21 to 0x7E for a pointer, (`b0` − 0x21) ×
+/// 94 + `b1` − 0x21), through [`EUC_JP_GRID`] (EUC-JP's form is this one with the top
+/// bits set), for any two bytes below 0x80: those outside 0x21 to 0x7E find 0.
+#[inline(always)]
+pub(super) fn jis0208_seven_bit_pair(b0: u8, b1: u8) -> u16 {
+    EUC_JP_GRID[(usize::from(b0) << 7 | usize::from(b1)) & 0x3FFF]
+}
+
 impl LeadByteHandler for EucJpDecoder {
     #[inline(always)]
     fn is_initial(&self) -> bool {
