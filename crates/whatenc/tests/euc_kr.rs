@@ -97,6 +97,21 @@ fn every_byte_pair() {
     }
 }
 
+/// Every byte pair between two Hangul syllables (the run into UTF-8 takes a pair
+/// of KS X 1001 through a table of UTF-8 forms, any other through the handler).
+#[test]
+fn every_byte_pair_in_a_run() {
+    // "한글" around each pair.
+    let around = b"\xC7\xD1\xB1\xDB";
+    let mut bytes = [&around[..], b"\0\0", around, around].concat();
+    for pair in 0..=0xFFFFu32 {
+        bytes[4] = (pair >> 8) as u8;
+        bytes[5] = pair as u8;
+        let (expected, _) = jk::ref_decode(Kind::EucKr, &bytes);
+        assert_eq!(decode(EUC_KR, &bytes), expected, "{bytes:02X?}");
+    }
+}
+
 #[test]
 fn every_scalar_value() {
     let scalars: Vec<char> = (0..=0x10FFFFu32).filter_map(char::from_u32).collect();

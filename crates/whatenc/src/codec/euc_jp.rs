@@ -104,6 +104,19 @@ pub(super) trait LeadByteHandler {
         let _ = (b0, b1);
         0
     }
+    /// Whether the handler's runs into UTF-8 go through [`Sink::decode_utf8_pair_run`]
+    /// with [`LeadByteHandler::utf8_pair`].
+    const UTF8_PAIRS: bool = false;
+    /// With [`LeadByteHandler::UTF8_PAIRS`]: for a leading byte `b0` (not ASCII) and
+    /// a trailing byte `b1` that the handler returns one code point for, that code
+    /// point in UTF-8 (its bytes from the lowest, as a little-endian word) with its
+    /// length in the top byte; 0 for the pairs it leaves to
+    /// [`LeadByteHandler::sequence`] (for any two bytes, without a branch).
+    #[inline(always)]
+    fn utf8_pair(b0: u8, b1: u8) -> u32 {
+        let _ = (b0, b1);
+        0
+    }
     /// The handler for one byte: writes a code point or returns continue (`Ok`), or
     /// returns error.
     fn handle<S: Sink>(&mut self, byte: u8, dst: &mut S) -> Result<(), Malformed>;
@@ -128,7 +141,9 @@ pub(super) fn decode_lead_byte<H: LeadByteHandler, S: Sink>(
             // ASCII runs in bulk, then whole sequences (and lone ASCII bytes) in
             // batches with one room check each.
             pos += dst.copy_ascii_run(&src[pos..]);
-            let n = if H::PAIRS {
+            let n = if H::UTF8_PAIRS {
+                dst.decode_utf8_pair_run(&src[pos..], H::utf8_pair, H::sequence)
+            } else if H::PAIRS {
                 dst.decode_pair_run(&src[pos..], H::pair, H::sequence)
             } else {
                 dst.decode_bmp_run(&src[pos..], H::sequence)

@@ -136,6 +136,20 @@ pub(crate) trait Sink {
         let _ = pair;
         self.decode_bmp_run(src, sequence)
     }
+    /// [`Sink::decode_bmp_run`] for encodings whose pairs have their UTF-8 form in a
+    /// table: into UTF-8, a non-ASCII byte and the next whose `utf8_pair` is not 0
+    /// are written as that word's bytes (its length in the top byte), the others go
+    /// to `sequence`. By default (into UTF-16) it is [`Sink::decode_bmp_run`].
+    #[inline(always)]
+    fn decode_utf8_pair_run(
+        &mut self,
+        src: &[u8],
+        utf8_pair: impl Fn(u8, u8) -> u32,
+        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
+    ) -> usize {
+        let _ = utf8_pair;
+        self.decode_bmp_run(src, sequence)
+    }
     /// Decodes bytes of a single-byte encoding (`table[byte - 0x80]`, 0 for null)
     /// while they fit with [`Sink::STEP`] room to spare, until 8 ASCII bytes in a row
     /// (left to the bulk ASCII copy) or a byte that is null in the table. Returns the
@@ -331,6 +345,57 @@ impl Sink for Utf8Sink<'_> {
             (index.run_byte, index.run_len as u8, index.run_delta),
         );
         self.pos += written;
+        read
+    }
+    #[inline(always)]
+    fn decode_utf8_pair_run(
+        &mut self,
+        src: &[u8],
+        utf8_pair: impl Fn(u8, u8) -> u32,
+        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
+    ) -> usize {
+        let steps = self.bmp_steps();
+        let buf = &mut *self.buf;
+        let mut out = self.pos;
+        let mut read = 0;
+        for _ in 0..steps {
+            let Some(&byte) = src.get(read) else { break };
+            if byte < 0x80 {
+                if src.get(read + 1).is_some_and(u8::is_ascii) {
+                    break;
+                }
+                buf[out] = byte;
+                out += 1;
+                read += 1;
+                continue;
+            }
+            if let Some(&b1) = src.get(read + 1) {
+                let word = utf8_pair(byte, b1);
+                if word != 0 {
+                    buf[out..out + 4].copy_from_slice(&word.to_le_bytes());
+                    out += (word >> 24) as usize;
+                    read += 2;
+                    continue;
+                }
+            }
+            let Some((code_point, len)) = sequence(&src[read..]) else { break };
+            read += len;
+            let c = code_point as u32;
+            if c >= 0x800 {
+                let word = u32::from(THREE_BYTE_HEADS[(c >> 6) as usize]) | (c << 16 & 0x3F_0000) | 0x80_0000;
+                buf[out..out + 4].copy_from_slice(&word.to_le_bytes());
+                out += 3;
+            } else if c >= 0x80 {
+                let bytes = &mut buf[out..out + 2];
+                bytes[0] = 0xC0 | (c >> 6) as u8;
+                bytes[1] = 0x80 | (c & 0x3F) as u8;
+                out += 2;
+            } else {
+                buf[out] = c as u8;
+                out += 1;
+            }
+        }
+        self.pos = out;
         read
     }
     #[inline(always)]
