@@ -497,9 +497,10 @@ fn check_all_pairs(kind: Kind, prefix: &[u8]) {
 }
 
 /// Every byte pair between two characters of `around` (the pair-at-a-time run into
-/// UTF-16 takes two bytes a step, whatever the first is), decoded into UTF-16 in one
-/// call, against the reference model.
-fn check_all_pairs_in_a_run_into_utf16(kind: Kind, around: &[u8]) {
+/// UTF-16 takes two bytes a step, whatever the first is; into UTF-8, pairs go
+/// through a table of UTF-8 forms), decoded into UTF-16 and into UTF-8 in one call,
+/// against the reference model.
+fn check_all_pairs_in_a_run(kind: Kind, around: &[u8]) {
     let encoding = kind.encoding();
     let mut bytes = [around, b"\0\0", around, around].concat();
     let n = around.len();
@@ -511,6 +512,7 @@ fn check_all_pairs_in_a_run_into_utf16(kind: Kind, around: &[u8]) {
         let progress = encoding.new_decoder().decode_to_utf16(&bytes, &mut units, true);
         assert_eq!(progress.read, bytes.len());
         assert_eq!(String::from_utf16(&units[..progress.written]).unwrap(), expected, "{kind:?} {bytes:02X?}");
+        assert_eq!(decode(encoding, &bytes), expected, "{kind:?} {bytes:02X?}");
     }
 }
 
@@ -520,14 +522,14 @@ fn every_euc_jp_byte_pair() {
     // 0x8F and every pair after it (jis0212).
     check_all_pairs(Kind::EucJp, b"\x8F");
     // "日本" around each pair.
-    check_all_pairs_in_a_run_into_utf16(Kind::EucJp, b"\xC6\xFC\xCB\xDC");
+    check_all_pairs_in_a_run(Kind::EucJp, b"\xC6\xFC\xCB\xDC");
 }
 
 #[test]
 fn every_shift_jis_byte_pair() {
     check_all_pairs(Kind::ShiftJis, b"");
     // "日本" around each pair.
-    check_all_pairs_in_a_run_into_utf16(Kind::ShiftJis, b"\x93\xFA\x96\x7B");
+    check_all_pairs_in_a_run(Kind::ShiftJis, b"\x93\xFA\x96\x7B");
 }
 
 #[test]

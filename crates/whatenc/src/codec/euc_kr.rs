@@ -64,26 +64,19 @@ static EUC_KR_GRID: [u16; 0x8000] = {
 /// (encoding_rs 849–865), and 867 → 1,063 in a build with every branch target
 /// aligned to 32 bytes (a layout check: the loop had been 0.97–1.25 × encoding_rs
 /// from one build to another); ko.html 3,310 → 3,414 and 3,018 → 3,315.
-static EUC_KR_UTF8: [u32; 0x4000] = {
-    let mut grid = [0u32; 0x4000];
+static EUC_KR_UTF8: [u32; 0x4000] = super::utf8_forms(&{
+    let mut grid = [0u16; 0x4000];
     let mut lead = 0xA1;
     while lead <= 0xFE {
         let mut byte = 0xA1;
         while byte <= 0xFE {
-            let c = EUC_KR_GRID[(lead << 8 | byte) - GRID_FIRST] as u32;
-            grid[(lead & 0x7F) << 7 | (byte ^ 0x80)] = if c == 0 {
-                0
-            } else if c < 0x800 {
-                (0xC0 | c >> 6) | (0x80 | (c & 0x3F)) << 8 | 2 << 24
-            } else {
-                (0xE0 | c >> 12) | (0x80 | (c >> 6 & 0x3F)) << 8 | (0x80 | (c & 0x3F)) << 16 | 3 << 24
-            };
+            grid[(lead & 0x7F) << 7 | (byte ^ 0x80)] = EUC_KR_GRID[(lead << 8 | byte) - GRID_FIRST];
             byte += 1;
         }
         lead += 1;
     }
     grid
-};
+});
 
 /// The entry of [`EUC_KR_UTF8`] for `b0 b1` (`b0` not ASCII), without a branch: 0
 /// where either byte is outside 0xA1 to 0xFE or the pair has no code point.

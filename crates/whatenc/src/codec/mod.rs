@@ -53,6 +53,8 @@ pub(crate) enum Status {
 
 /// Output of a decoder: UTF-8 bytes or UTF-16 code units.
 pub(crate) trait Sink {
+    /// Whether the sink writes UTF-8 (else UTF-16).
+    const UTF8: bool;
     /// The room a handler needs before it starts one step.
     const STEP: usize;
     /// The most units one code point of the BMP takes.
@@ -120,7 +122,8 @@ pub(crate) trait Sink {
     /// → 1,828, ja.html 3,714 → 3,926, ja.txt EUC-JP 1,570 → 1,588, ja.html 3,509 →
     /// 3,581; ko.txt EUC-KR 1,426 → 1,331, so EUC-KR does not take it.
     ///
-    /// By default (into UTF-8) it is [`Sink::decode_bmp_run`]: into UTF-8, the steps
+    /// By default (into UTF-8) it is [`Sink::decode_bmp_run`] (handlers with a table
+    /// of UTF-8 forms take [`Sink::decode_utf8_pair_run`] there): into UTF-8, the steps
     /// without a branch on ASCII or not (the character's one or three bytes chosen,
     /// stored as a word, the output advanced by the length chosen) ran slower than
     /// the branches, whose predictions the data dependencies do not wait for.
@@ -206,6 +209,28 @@ static THREE_BYTE_HEADS: [u16; 1024] = {
     heads
 };
 
+/// `code_points` (of the BMP, 0 for none) each in its UTF-8 form, its bytes from the
+/// lowest as a little-endian word and its length in the top byte (0 stays 0): the
+/// tables of [`Sink::decode_utf8_pair_run`], worked out at compile time.
+pub(super) const fn utf8_forms<const N: usize>(code_points: &[u16; N]) -> [u32; N] {
+    let mut forms = [0u32; N];
+    let mut i = 0;
+    while i < N {
+        let c = code_points[i] as u32;
+        forms[i] = if c == 0 {
+            0
+        } else if c < 0x80 {
+            c | 1 << 24
+        } else if c < 0x800 {
+            (0xC0 | c >> 6) | (0x80 | (c & 0x3F)) << 8 | 2 << 24
+        } else {
+            (0xE0 | c >> 12) | (0x80 | (c >> 6 & 0x3F)) << 8 | (0x80 | (c & 0x3F)) << 16 | 3 << 24
+        };
+        i += 1;
+    }
+    forms
+}
+
 /// The code units of UTF-16 input that [`Utf8Sink::copy_utf16_bmp`] takes before
 /// its vector loops, which look hundreds of units ahead to choose their kernels:
 /// through the block kernels alone (one at a time at the portable tier).
@@ -267,6 +292,7 @@ impl<'a> Utf8Sink<'a> {
 }
 
 impl Sink for Utf8Sink<'_> {
+    const UTF8: bool = true;
     // A step writes at most 4 bytes (one astral scalar value, or Big5's two-code-point
     // pairs of 2 + 2 bytes); then 3 for U+FFFD.
     const STEP: usize = 7;
@@ -504,6 +530,7 @@ impl<'a> Utf16Sink<'a> {
 }
 
 impl Sink for Utf16Sink<'_> {
+    const UTF8: bool = false;
     // A step writes at most 2 units (a surrogate pair or a Big5 pair); then 1 for U+FFFD.
     const STEP: usize = 3;
     const MAX_BMP: usize = 1;
@@ -1403,6 +1430,25 @@ mod tests {
     use alloc::string::String;
     use alloc::vec;
     use alloc::vec::Vec;
+
+    /// [`super::utf8_forms`] against `char::encode_utf8`, for every code point of the
+    /// BMP that is not a surrogate (0 stays 0).
+    #[test]
+    fn utf8_forms_match_encode_utf8() {
+        let mut code_points = [0u16; 0x10000];
+        for (i, c) in code_points.iter_mut().enumerate() {
+            *c = i as u16;
+        }
+        let forms = super::utf8_forms(&code_points);
+        assert_eq!(forms[0], 0);
+        for c in (1..0x10000u32).filter_map(char::from_u32) {
+            let mut expected = [0u8; 4];
+            let len = c.encode_utf8(&mut expected).len();
+            let form = forms[c as usize];
+            assert_eq!((form >> 24) as usize, len, "{c:?}");
+            assert_eq!(&form.to_le_bytes()[..len], &expected[..len], "{c:?}");
+        }
+    }
 
     /// [`Utf8Sink::push_bmp_run`] against `char::encode_utf8`, on runs of every
     /// length to 40 whose units are all three-byte, or of one class, or mixed,
