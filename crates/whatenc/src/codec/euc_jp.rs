@@ -66,7 +66,7 @@ fn jis0212_code_point(pointer: usize) -> Option<u16> {
 
 /// A malformed sequence that a decoder's handler returned error for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Malformed {
+pub(crate) struct Malformed {
     /// The length of the malformed sequence, in bytes.
     pub(super) len: u8,
     /// Whether the handler restored the byte it was given (an ASCII byte after a
@@ -85,7 +85,7 @@ impl Malformed {
 
 /// The standard's handler of an ASCII-compatible decoder whose other characters
 /// start with a leading byte (EUC-JP, Shift_JIS, EUC-KR), run by [`decode_lead_byte`].
-pub(super) trait LeadByteHandler {
+pub(crate) trait LeadByteHandler {
     /// Whether no sequence is pending: ASCII bytes are then code points as they are.
     fn is_initial(&self) -> bool;
     /// In the initial state, with `src[0]` not ASCII: the code point and the length
@@ -93,7 +93,7 @@ pub(super) trait LeadByteHandler {
     /// handler returns that one code point for it. `None` for anything else, which
     /// then goes through [`LeadByteHandler::handle`] byte by byte.
     fn sequence(src: &[u8]) -> Option<(u16, usize)>;
-    /// Whether the handler's runs go through [`Sink::decode_pair_run`] with
+    /// Whether the handler's runs go through [`super::Utf16Sink::decode_pair_run`] with
     /// [`LeadByteHandler::pair`] (else through [`Sink::decode_bmp_run`]).
     const PAIRS: bool = false;
     /// With [`LeadByteHandler::PAIRS`]: the code point of the two bytes `b0 b1` (`b0`
@@ -104,7 +104,7 @@ pub(super) trait LeadByteHandler {
         let _ = (b0, b1);
         0
     }
-    /// Whether the handler's runs into UTF-8 go through [`Sink::decode_utf8_pair_run`]
+    /// Whether the handler's runs into UTF-8 go through [`super::Utf8Sink::decode_utf8_pair_run`]
     /// with [`LeadByteHandler::utf8_pair`].
     const UTF8_PAIRS: bool = false;
     /// With [`LeadByteHandler::UTF8_PAIRS`]: for a leading byte `b0` (not ASCII) and
@@ -141,13 +141,7 @@ pub(super) fn decode_lead_byte<H: LeadByteHandler, S: Sink>(
             // ASCII runs in bulk, then whole sequences (and lone ASCII bytes) in
             // batches with one room check each.
             pos += dst.copy_ascii_run(&src[pos..]);
-            let n = if S::UTF8 && H::UTF8_PAIRS {
-                dst.decode_utf8_pair_run(&src[pos..], H::utf8_pair, H::sequence)
-            } else if !S::UTF8 && H::PAIRS {
-                dst.decode_pair_run(&src[pos..], H::pair, H::sequence)
-            } else {
-                dst.decode_bmp_run(&src[pos..], H::sequence)
-            };
+            let n = dst.decode_lead_byte_run::<H>(&src[pos..]);
             pos += n;
             if n != 0 {
                 continue;
@@ -217,7 +211,7 @@ impl EucJpDecoder {
 /// Shift_JIS's grid): in rows of 256 the code points of each row lay in the same
 /// three 64-byte lines of every 512 bytes, 24 of the 64 sets of a 48 KB first-level
 /// cache for all the rows of Japanese text, which the call's own output passes
-/// through. With the pair run's slices ([`Sink::decode_pair_run`]), rotating,
+/// through. With the pair run's slices ([`super::Utf16Sink::decode_pair_run`]), rotating,
 /// AVX-512 tier, `AMD EPYC` Zen 5, ja.txt → UTF-16, MB/s: 1,177 → 1,545 (encoding_rs
 /// 1,047; Shift_JIS, the same text, 1,788), and 1,175 → 1,381 in a build with every
 /// branch target aligned to 32 bytes (a layout check); either change alone gained
@@ -244,7 +238,7 @@ static EUC_JP_UTF8: [u32; 0x4000] = super::utf8_forms(&EUC_JP_GRID);
 
 /// The code point of the jis0208 pair `b0 b1` in [`EUC_JP_GRID`] (0 for none), for
 /// any two bytes whose first is not ASCII, without a branch (an ASCII `b0` finds the
-/// row of `b0 | 0x80`: [`Sink::decode_pair_run`] computes it and does not use it).
+/// row of `b0 | 0x80`: [`super::Utf16Sink::decode_pair_run`] computes it and does not use it).
 #[inline(always)]
 fn euc_jp_pair(b0: u8, b1: u8) -> u16 {
     let cell = (b1 ^ 0x80).min(0x7F);

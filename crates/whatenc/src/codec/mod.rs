@@ -53,8 +53,6 @@ pub(crate) enum Status {
 
 /// Output of a decoder: UTF-8 bytes or UTF-16 code units.
 pub(crate) trait Sink {
-    /// Whether the sink writes UTF-8 (else UTF-16).
-    const UTF8: bool;
     /// The room a handler needs before it starts one step.
     const STEP: usize;
     /// The most units one code point of the BMP takes.
@@ -109,50 +107,12 @@ pub(crate) trait Sink {
     /// at the end of `src`, or after [`Sink::bmp_steps`] steps. Returns the bytes
     /// consumed.
     fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize;
-    /// [`Sink::decode_bmp_run`] for encodings whose characters are mostly pairs of
-    /// bytes, with ASCII between them: into UTF-16, each step reads two bytes `b0 b1`
-    /// and, without a branch on which it is, writes `b0` when it is ASCII (and `b1`
-    /// is not: two in a row stop the run, for the bulk copy) or `pair(b0, b1)`, the
-    /// code point of the pair (0 for none; `pair` must answer for any two bytes,
-    /// without a branch). A byte that is neither goes to `sequence`, as in
-    /// [`Sink::decode_bmp_run`]; a last byte alone stops the run.
-    ///
-    /// Into UTF-16, against [`Sink::decode_bmp_run`], rotating, `AMD EPYC` Zen 5,
-    /// AVX-512 tier, MB/s, in builds that differ only in this: ja.txt Shift_JIS 1,540
-    /// → 1,828, ja.html 3,714 → 3,926, ja.txt EUC-JP 1,570 → 1,588, ja.html 3,509 →
-    /// 3,581; ko.txt EUC-KR 1,426 → 1,331, so EUC-KR does not take it.
-    ///
-    /// By default (into UTF-8) it is [`Sink::decode_bmp_run`] (handlers with a table
-    /// of UTF-8 forms take [`Sink::decode_utf8_pair_run`] there): into UTF-8, the steps
-    /// without a branch on ASCII or not (the character's one or three bytes chosen,
-    /// stored as a word, the output advanced by the length chosen) ran slower than
-    /// the branches, whose predictions the data dependencies do not wait for.
-    /// Rotating, `AMD EPYC` Zen 5, AVX-512 tier, MB/s: ko.txt EUC-KR 1,000 → 758,
-    /// ja.txt Shift_JIS 1,166 → 930, ko.html 3,306 → 2,765, ja.html 3,093 → 2,750.
-    #[inline(always)]
-    fn decode_pair_run(
-        &mut self,
-        src: &[u8],
-        pair: impl Fn(u8, u8) -> u16,
-        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
-    ) -> usize {
-        let _ = pair;
-        self.decode_bmp_run(src, sequence)
-    }
-    /// [`Sink::decode_bmp_run`] for encodings whose pairs have their UTF-8 form in a
-    /// table: into UTF-8, a non-ASCII byte and the next whose `utf8_pair` is not 0
-    /// are written as that word's bytes (its length in the top byte), the others go
-    /// to `sequence`. By default (into UTF-16) it is [`Sink::decode_bmp_run`].
-    #[inline(always)]
-    fn decode_utf8_pair_run(
-        &mut self,
-        src: &[u8],
-        utf8_pair: impl Fn(u8, u8) -> u32,
-        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
-    ) -> usize {
-        let _ = utf8_pair;
-        self.decode_bmp_run(src, sequence)
-    }
+    /// The batch of `euc_jp::decode_lead_byte`: whole sequences of `H`'s encoding,
+    /// as [`Sink::decode_bmp_run`] takes them, through the handler's tables of pairs
+    /// where the sink has a run for them (into UTF-16 [`Utf16Sink::decode_pair_run`],
+    /// with `LeadByteHandler::PAIRS`; into UTF-8 [`Utf8Sink::decode_utf8_pair_run`],
+    /// with `LeadByteHandler::UTF8_PAIRS`). Returns the bytes consumed.
+    fn decode_lead_byte_run<H: euc_jp::LeadByteHandler>(&mut self, src: &[u8]) -> usize;
     /// Decodes bytes of a single-byte encoding (`table[byte - 0x80]`, 0 for null)
     /// while they fit with [`Sink::STEP`] room to spare, until 8 ASCII bytes in a row
     /// (left to the bulk ASCII copy) or a byte that is null in the table. Returns the
@@ -211,7 +171,7 @@ static THREE_BYTE_HEADS: [u16; 1024] = {
 
 /// `code_points` (of the BMP, 0 for none) each in its UTF-8 form, its bytes from the
 /// lowest as a little-endian word and its length in the top byte (0 stays 0): the
-/// tables of [`Sink::decode_utf8_pair_run`], worked out at compile time.
+/// tables of [`Utf8Sink::decode_utf8_pair_run`], worked out at compile time.
 pub(super) const fn utf8_forms<const N: usize>(code_points: &[u16; N]) -> [u32; N] {
     let mut forms = [0u32; N];
     let mut i = 0;
@@ -247,6 +207,65 @@ pub(crate) struct Utf8Sink<'a> {
 }
 
 impl<'a> Utf8Sink<'a> {
+    /// [`Sink::decode_bmp_run`] for encodings whose pairs have their UTF-8 form in a
+    /// table: a non-ASCII byte and the next whose `utf8_pair` is not 0 are written as
+    /// that word's bytes (its length in the top byte: see [`utf8_forms`]), the others
+    /// go to `sequence`.
+    #[inline(always)]
+    fn decode_utf8_pair_run(
+        &mut self,
+        src: &[u8],
+        utf8_pair: impl Fn(u8, u8) -> u32,
+        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
+    ) -> usize {
+        // The buffer and position as locals, so that they stay in registers.
+        let steps = self.bmp_steps();
+        let buf = &mut *self.buf;
+        let mut out = self.pos;
+        let mut read = 0;
+        for _ in 0..steps {
+            let Some(&byte) = src.get(read) else { break };
+            if byte < 0x80 {
+                if src.get(read + 1).is_some_and(u8::is_ascii) {
+                    break;
+                }
+                buf[out] = byte;
+                out += 1;
+                read += 1;
+                continue;
+            }
+            // One store of four bytes, here and for a three-byte code point below; the
+            // bytes past the character's are scratch (the room for a step covers
+            // them), overwritten by the next step or left after the output.
+            if let Some(&b1) = src.get(read + 1) {
+                let word = utf8_pair(byte, b1);
+                if word != 0 {
+                    buf[out..out + 4].copy_from_slice(&word.to_le_bytes());
+                    out += (word >> 24) as usize;
+                    read += 2;
+                    continue;
+                }
+            }
+            let Some((code_point, len)) = sequence(&src[read..]) else { break };
+            read += len;
+            let c = code_point as u32;
+            if c >= 0x800 {
+                let word = u32::from(THREE_BYTE_HEADS[(c >> 6) as usize]) | (c << 16 & 0x3F_0000) | 0x80_0000;
+                buf[out..out + 4].copy_from_slice(&word.to_le_bytes());
+                out += 3;
+            } else if c >= 0x80 {
+                let bytes = &mut buf[out..out + 2];
+                bytes[0] = 0xC0 | (c >> 6) as u8;
+                bytes[1] = 0x80 | (c & 0x3F) as u8;
+                out += 2;
+            } else {
+                buf[out] = c as u8;
+                out += 1;
+            }
+        }
+        self.pos = out;
+        read
+    }
     pub(crate) fn new(buf: &'a mut [u8]) -> Self {
         Utf8Sink { buf, pos: 0 }
     }
@@ -292,7 +311,6 @@ impl<'a> Utf8Sink<'a> {
 }
 
 impl Sink for Utf8Sink<'_> {
-    const UTF8: bool = true;
     // A step writes at most 4 bytes (one astral scalar value, or Big5's two-code-point
     // pairs of 2 + 2 bytes); then 3 for U+FFFD.
     const STEP: usize = 7;
@@ -374,95 +392,17 @@ impl Sink for Utf8Sink<'_> {
         read
     }
     #[inline(always)]
-    fn decode_utf8_pair_run(
-        &mut self,
-        src: &[u8],
-        utf8_pair: impl Fn(u8, u8) -> u32,
-        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
-    ) -> usize {
-        let steps = self.bmp_steps();
-        let buf = &mut *self.buf;
-        let mut out = self.pos;
-        let mut read = 0;
-        for _ in 0..steps {
-            let Some(&byte) = src.get(read) else { break };
-            if byte < 0x80 {
-                if src.get(read + 1).is_some_and(u8::is_ascii) {
-                    break;
-                }
-                buf[out] = byte;
-                out += 1;
-                read += 1;
-                continue;
-            }
-            if let Some(&b1) = src.get(read + 1) {
-                let word = utf8_pair(byte, b1);
-                if word != 0 {
-                    buf[out..out + 4].copy_from_slice(&word.to_le_bytes());
-                    out += (word >> 24) as usize;
-                    read += 2;
-                    continue;
-                }
-            }
-            let Some((code_point, len)) = sequence(&src[read..]) else { break };
-            read += len;
-            let c = code_point as u32;
-            if c >= 0x800 {
-                let word = u32::from(THREE_BYTE_HEADS[(c >> 6) as usize]) | (c << 16 & 0x3F_0000) | 0x80_0000;
-                buf[out..out + 4].copy_from_slice(&word.to_le_bytes());
-                out += 3;
-            } else if c >= 0x80 {
-                let bytes = &mut buf[out..out + 2];
-                bytes[0] = 0xC0 | (c >> 6) as u8;
-                bytes[1] = 0x80 | (c & 0x3F) as u8;
-                out += 2;
-            } else {
-                buf[out] = c as u8;
-                out += 1;
-            }
+    fn decode_lead_byte_run<H: euc_jp::LeadByteHandler>(&mut self, src: &[u8]) -> usize {
+        if H::UTF8_PAIRS {
+            self.decode_utf8_pair_run(src, H::utf8_pair, H::sequence)
+        } else {
+            self.decode_bmp_run(src, H::sequence)
         }
-        self.pos = out;
-        read
     }
     #[inline(always)]
     fn decode_bmp_run(&mut self, src: &[u8], sequence: impl Fn(&[u8]) -> Option<(u16, usize)>) -> usize {
-        // The buffer and position as locals, so that they stay in registers.
-        let steps = self.bmp_steps();
-        let buf = &mut *self.buf;
-        let mut out = self.pos;
-        let mut read = 0;
-        for _ in 0..steps {
-            let Some(&byte) = src.get(read) else { break };
-            if byte < 0x80 {
-                if src.get(read + 1).is_some_and(u8::is_ascii) {
-                    break;
-                }
-                buf[out] = byte;
-                out += 1;
-                read += 1;
-                continue;
-            }
-            let Some((code_point, len)) = sequence(&src[read..]) else { break };
-            read += len;
-            let c = code_point as u32;
-            if c >= 0x800 {
-                // One store of four bytes; the fourth is scratch (the room for a step
-                // covers it), overwritten by the next step or left after the output.
-                let word = u32::from(THREE_BYTE_HEADS[(c >> 6) as usize]) | (c << 16 & 0x3F_0000) | 0x80_0000;
-                buf[out..out + 4].copy_from_slice(&word.to_le_bytes());
-                out += 3;
-            } else if c >= 0x80 {
-                let bytes = &mut buf[out..out + 2];
-                bytes[0] = 0xC0 | (c >> 6) as u8;
-                bytes[1] = 0x80 | (c & 0x3F) as u8;
-                out += 2;
-            } else {
-                buf[out] = c as u8;
-                out += 1;
-            }
-        }
-        self.pos = out;
-        read
+        // No table: every pair goes to `sequence`.
+        self.decode_utf8_pair_run(src, |_, _| 0, sequence)
     }
     #[inline]
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
@@ -524,13 +464,73 @@ pub(crate) struct Utf16Sink<'a> {
 }
 
 impl<'a> Utf16Sink<'a> {
+    /// [`Sink::decode_bmp_run`] for encodings whose characters are mostly pairs of
+    /// bytes, with ASCII between them: each step reads two bytes `b0 b1`
+    /// and, without a branch on which it is, writes `b0` when it is ASCII (and `b1`
+    /// is not: two in a row stop the run, for the bulk copy) or `pair(b0, b1)`, the
+    /// code point of the pair (0 for none; `pair` must answer for any two bytes,
+    /// without a branch). A byte that is neither goes to `sequence`, as in
+    /// [`Sink::decode_bmp_run`]; a last byte alone stops the run.
+    ///
+    /// Into UTF-16, against [`Sink::decode_bmp_run`], rotating, `AMD EPYC` Zen 5,
+    /// AVX-512 tier, MB/s, in builds that differ only in this: ja.txt Shift_JIS 1,540
+    /// → 1,828, ja.html 3,714 → 3,926, ja.txt EUC-JP 1,570 → 1,588, ja.html 3,509 →
+    /// 3,581; ko.txt EUC-KR 1,426 → 1,331, so EUC-KR does not take it.
+    ///
+    /// Into UTF-8 there is no such run ([`Utf8Sink::decode_utf8_pair_run`] takes a
+    /// table of UTF-8 forms instead): into UTF-8, the steps
+    /// without a branch on ASCII or not (the character's one or three bytes chosen,
+    /// stored as a word, the output advanced by the length chosen) ran slower than
+    /// the branches, whose predictions the data dependencies do not wait for.
+    /// Rotating, `AMD EPYC` Zen 5, AVX-512 tier, MB/s: ko.txt EUC-KR 1,000 → 758,
+    /// ja.txt Shift_JIS 1,166 → 930, ko.html 3,306 → 2,765, ja.html 3,093 → 2,750.
+    #[inline(always)]
+    fn decode_pair_run(
+        &mut self,
+        src: &[u8],
+        pair: impl Fn(u8, u8) -> u16,
+        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
+    ) -> usize {
+        // The room for the run as a slice of its own, the count in it, and the pair's
+        // place tested against the last byte's, so that no load or store needs a
+        // bound check: fewer registers in the loop, which is inlined into the
+        // decoder's whole run (with EUC-JP's grid of rows of 128: ja.txt EUC-JP →
+        // UTF-16 +31%, see `euc_jp::EUC_JP_GRID`). A loop without the branch on ASCII
+        // (the length and unit chosen by value) ran at 51–73% of the speed: the next pair's
+        // place then waits for this one's load.
+        let steps = self.bmp_steps();
+        let out = &mut self.buf[self.pos..][..steps];
+        let before_last = src.len().saturating_sub(1);
+        let mut read = 0;
+        let mut n = 0;
+        while n < out.len() && read < before_last {
+            let (b0, b1) = (src[read], src[read + 1]);
+            let ascii = b0 < 0x80;
+            if ascii && b1 < 0x80 {
+                break;
+            }
+            let pair = pair(b0, b1);
+            let (unit, len) = if ascii {
+                (u16::from(b0), 1)
+            } else if pair != 0 {
+                (pair, 2)
+            } else {
+                let Some(sequence) = sequence(&src[read..]) else { break };
+                sequence
+            };
+            read += len;
+            out[n] = unit;
+            n += 1;
+        }
+        self.pos += n;
+        read
+    }
     pub(crate) fn new(buf: &'a mut [u16]) -> Self {
         Utf16Sink { buf, pos: 0 }
     }
 }
 
 impl Sink for Utf16Sink<'_> {
-    const UTF8: bool = false;
     // A step writes at most 2 units (a surrogate pair or a Big5 pair); then 1 for U+FFFD.
     const STEP: usize = 3;
     const MAX_BMP: usize = 1;
@@ -623,45 +623,8 @@ impl Sink for Utf16Sink<'_> {
         read
     }
     #[inline(always)]
-    fn decode_pair_run(
-        &mut self,
-        src: &[u8],
-        pair: impl Fn(u8, u8) -> u16,
-        sequence: impl Fn(&[u8]) -> Option<(u16, usize)>,
-    ) -> usize {
-        // The room for the run as a slice of its own, the count in it, and the pair's
-        // place tested against the last byte's, so that no load or store needs a
-        // bound check: fewer registers in the loop, which is inlined into the
-        // decoder's whole run (with EUC-JP's grid of rows of 128: ja.txt EUC-JP →
-        // UTF-16 +31%, see `euc_jp::EUC_JP_GRID`). A loop without the branch on ASCII
-        // (the length and unit chosen by value) ran at 51–73% of the speed: the next pair's
-        // place then waits for this one's load.
-        let steps = self.bmp_steps();
-        let out = &mut self.buf[self.pos..][..steps];
-        let before_last = src.len().saturating_sub(1);
-        let mut read = 0;
-        let mut n = 0;
-        while n < out.len() && read < before_last {
-            let (b0, b1) = (src[read], src[read + 1]);
-            let ascii = b0 < 0x80;
-            if ascii && b1 < 0x80 {
-                break;
-            }
-            let pair = pair(b0, b1);
-            let (unit, len) = if ascii {
-                (u16::from(b0), 1)
-            } else if pair != 0 {
-                (pair, 2)
-            } else {
-                let Some(sequence) = sequence(&src[read..]) else { break };
-                sequence
-            };
-            read += len;
-            out[n] = unit;
-            n += 1;
-        }
-        self.pos += n;
-        read
+    fn decode_lead_byte_run<H: euc_jp::LeadByteHandler>(&mut self, src: &[u8]) -> usize {
+        if H::PAIRS { self.decode_pair_run(src, H::pair, H::sequence) } else { self.decode_bmp_run(src, H::sequence) }
     }
     #[inline]
     fn copy_utf16_bmp(&mut self, src: &[u8], big_endian: bool) -> usize {
