@@ -241,8 +241,17 @@ static EUC_JP_UTF8: [u32; 0x4000] = super::utf8_forms(&EUC_JP_GRID);
 /// row of `b0 | 0x80`: [`super::Utf16Sink::decode_pair_run`] computes it and does not use it).
 #[inline(always)]
 fn euc_jp_pair(b0: u8, b1: u8) -> u16 {
-    let cell = (b1 ^ 0x80).min(0x7F);
-    EUC_JP_GRID[(usize::from(b0 & 0x7F) << 7 | usize::from(cell)) & 0x3FFF]
+    EUC_JP_GRID[rows_of_128(b0, b1)]
+}
+
+/// The place of the pair `b0 b1` (`b0` not ASCII) in a table in rows of 128 by the
+/// leading byte less 0x80, each by the trailing byte with its top bit flipped and
+/// clamped to 0x7F ([`EUC_JP_GRID`]'s layout, and `euc_kr::EUC_KR_UTF8`'s): every
+/// trailing byte outside 0xA1 to 0xFE finds cell 0x7F or one below 0x21, which such
+/// tables leave 0. Below 0x4000 for any two bytes.
+#[inline(always)]
+pub(super) fn rows_of_128(b0: u8, b1: u8) -> usize {
+    (usize::from(b0 & 0x7F) << 7 | usize::from((b1 ^ 0x80).min(0x7F))) & 0x3FFF
 }
 
 /// The index code point (0 for null) of the jis0208 pair in its seven-bit form (as
@@ -271,8 +280,7 @@ impl LeadByteHandler for EucJpDecoder {
 
     #[inline(always)]
     fn utf8_pair(b0: u8, b1: u8) -> u32 {
-        let cell = (b1 ^ 0x80).min(0x7F);
-        EUC_JP_UTF8[(usize::from(b0 & 0x7F) << 7 | usize::from(cell)) & 0x3FFF]
+        EUC_JP_UTF8[rows_of_128(b0, b1)]
     }
 
     #[inline(always)]

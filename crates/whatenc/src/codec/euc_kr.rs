@@ -1,6 +1,6 @@
 //! EUC-KR (`encoding.bs` § "EUC-KR").
 
-use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte};
+use super::euc_jp::{LeadByteHandler, Malformed, decode_lead_byte, rows_of_128};
 use super::{ByteSink, DecodeHandler, EncodeHandler, EncodeStatus, Sink, Source, Status};
 use crate::tables::euc_kr::{EUC_KR_HIGH, EUC_KR_LOW, EUC_KR_POINTERS, EUC_KR_SPLIT_LEAD};
 
@@ -82,8 +82,7 @@ static EUC_KR_UTF8: [u32; 0x4000] = super::utf8_forms(&{
 /// where either byte is outside 0xA1 to 0xFE or the pair has no code point.
 #[inline(always)]
 fn utf8_pair(b0: u8, b1: u8) -> u32 {
-    let cell = (b1 ^ 0x80).min(0x7F);
-    EUC_KR_UTF8[(usize::from(b0 & 0x7F) << 7 | usize::from(cell)) & 0x3FFF]
+    EUC_KR_UTF8[rows_of_128(b0, b1)]
 }
 
 /// Decoder steps 3.4 to 3.6: the index code point for pointer
