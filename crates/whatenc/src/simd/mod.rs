@@ -123,10 +123,11 @@ pub(crate) fn cpu_tier() -> Tier {
     Tier::Portable
 }
 
-/// Whether the portable UTF-16 → UTF-8 loop takes `utf16_to_utf8`'s letter steps
-/// for text with a letter every 16 to 40 units (Portuguese, French): not on AMD's
-/// x86_64 CPUs (`x86_64::vendor_amd`) before Zen 5 (`x86_64::amd_family_1ah_on`),
-/// where its runs of ASCII (or its chunks) were faster; elsewhere, yes.
+/// Whether the UTF-16 → UTF-8 loop of the portable and SSE2 tiers takes
+/// `utf16_to_utf8`'s letter steps for text with a letter every 16 to 40 units
+/// (Portuguese, French): not on AMD's x86_64 CPUs (`x86_64::vendor_amd`) before Zen 5
+/// (`x86_64::amd_family_1ah_on`), where its runs of ASCII (or its chunks) were
+/// faster; elsewhere, yes.
 /// Time, portable tier, rotating, UTF-16 → UTF-8 and UTF-16LE → `String`: on `Intel
 /// Xeon` Cascade Lake the steps took fr.txt −14% and −12%, pt.txt −10% and −9%; on
 /// `AMD EPYC` Zen 4, pt.txt +10% and +7%, fr.txt +7%; on `Intel Xeon` Emerald

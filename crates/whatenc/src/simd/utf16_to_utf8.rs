@@ -310,7 +310,8 @@ impl Sample {
     }
 }
 
-/// How the portable loop takes text ([`bmp_to_utf8_words`]), from the share of
+/// How the loop of the tiers below SSSE3 takes text ([`bmp_to_utf8_words`]; see
+/// [`bmp_to_utf8_capped`] for what each tier makes of it), from the share of
 /// units that are not ASCII among the first 512 of it (whole blocks of eight, at
 /// least 64 units). Asked once per call.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -630,22 +631,48 @@ fn bmp_to_utf8_wide_rest<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (
 /// cost time (UTF-16BE → `String`, portable tier, without the swap: en.txt −23%,
 /// en.html −20%, de.html −12%, de.txt −6%, fr.txt −10%, pt.txt −8%; rotating,
 /// `Intel Xeon` Cascade Lake).
+///
+/// [`Text::of`] chooses the way at both tiers. The SSE2 tier had taken every text
+/// as [`Text::Chunks`], and there French and Portuguese ran slower than at the
+/// portable tier: now it takes [`Text::Letters`] where the steps pay, and
+/// [`Text::Sparse`] for big-endian units only (little-endian ASCII goes faster
+/// through SSE2's bulk copy than through [`latin_run`]: de.txt UTF-16LE → `String`
+/// 6,180 against 5,070 MB/s). UTF-16 → `String`, SSE2 tier, rotating, `AMD EPYC`
+/// Zen 5, MB/s, chunks → this, in two code layouts (the second with
+/// `-align-all-nofallthru-blocks=5`): UTF-16LE fr.txt 4,530 → 5,308 and 4,590 →
+/// 5,310, pt.txt 5,027 → 5,455 and 5,048 → 5,470; UTF-16BE fr.txt 3,551 → 4,555
+/// and 3,598 → 4,552, pt.txt 4,030 → 4,669 and 4,038 → 4,669, en.txt 14,231 →
+/// 23,008 and 14,488 → 22,864, en.html 10,572 → 16,838 and 10,854 → 17,001, de.html
+/// 6,728 → 10,298 and 6,741 → 10,037, tr.html 5,113 → 5,723 and 5,164 → 5,663;
+/// UTF-16LE pages that start in letters 1–4% slower (tr.html 7,630 → 7,534 and 7,824
+/// → 7,538, zh_cn.html 6,882 → 6,687 and 6,861 → 6,646, cs.html 8,363 → 8,188 and
+/// 8,411 → 8,315). (The same steps in the SSSE3 loop took fr.txt UTF-16LE 4,793 →
+/// 5,402 but tr.html, cs.html and vi.html 5–8% slower, in both layouts: not taken.)
 // Not `#[cold]`: LLVM inlines less into a cold function, and this is the loop
 // that every target without x86's kernels runs (aarch64's NEON loop aside).
 #[inline(never)]
 fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
+    debug_assert!(K == BlockKernels::Portable as u8 || K == BlockKernels::Sse2 as u8);
     // Asked once here, not for each of `swapped_to_utf8`'s windows.
-    let text = match K == BlockKernels::Portable as u8 {
+    let text = if K == BlockKernels::Portable as u8 {
         // Where the steps do not pay, the runs of `Text::Sparse` (which read
         // big-endian bytes as they are) rather than the chunks (which need them
         // swapped): time, `AMD EPYC` Zen 4, against the chunks for little-endian
         // units and the steps for big-endian ones: UTF-16BE → `String` pt.txt −7%,
         // fr.txt −1%, pt.html −6%; UTF-16 → UTF-8 pt.txt −4%, fr.txt −3%.
-        true => match Text::of(src) {
+        match Text::of(src) {
             Text::Letters if !super::letter_steps_pay() => Text::Sparse,
             text => text,
-        },
-        false => Text::Chunks,
+        }
+    } else {
+        // SSE2: the letter steps, and the runs of `Text::Sparse` for big-endian
+        // units; little-endian ASCII goes faster through SSE2's bulk copy than
+        // through those runs (see above).
+        match Text::of(src) {
+            Text::Letters if super::letter_steps_pay() => Text::Letters,
+            Text::Letters | Text::Sparse if U::SWAPPED => Text::Sparse,
+            _ => Text::Chunks,
+        }
     };
     if U::SWAPPED && src.len() >= SWAP_MIN && text == Text::Chunks {
         return swapped_to_utf8::<U, K>(src, dst, min_room);
@@ -695,7 +722,7 @@ const NOT_ASCII: u64 = 0xFF80 * LANES;
 /// [`bmp_to_utf8`] in chunks of [`scalar::CHUNK_UNITS`]: a chunk of ASCII starts a
 /// run copied in bulk (by [`ascii_run`] with the portable kernels, or by
 /// [`latin_run`] for [`Text::Sparse`]: [`bmp_to_utf8_capped`] asks [`Text::of`] for
-/// the portable kernels; UTF-16 → UTF-8 of English −10% time, German −8%, rotating,
+/// the portable and SSE2 kernels; UTF-16 → UTF-8 of English −10% time, German −8%, rotating,
 /// `Intel Xeon` Cascade Lake); for [`Text::Letters`], [`letter_steps`] go before each
 /// chunk (time, portable tier, rotating, `Intel Xeon` Cascade Lake: UTF-16LE →
 /// `String` fr.txt −12%, pt.txt −9%, UTF-16BE −12% and −9%, UTF-16 → UTF-8 fr.txt
@@ -724,6 +751,10 @@ fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: us
             letters += w - r;
             if read - window >= LETTERS_WINDOW {
                 text = Text::after_window(src, read, read - window, letters);
+                if text == Text::Sparse && K == BlockKernels::Sse2 as u8 && !U::SWAPPED {
+                    // As `bmp_to_utf8_capped` chooses at the SSE2 tier.
+                    text = Text::Chunks;
+                }
                 (window, letters) = (read, 0);
             }
             if read + scalar::CHUNK_UNITS > len {
@@ -1339,6 +1370,38 @@ mod tests {
     /// against the standard library: the bytes of the units read, and a stop only at
     /// `stop` (the first surrogate) or where the next unit's bytes, or `min_room`, no
     /// longer fit.
+    /// [`bmp_to_utf8_words`] with the portable kernels or (`sse2`) SSE2's, which the
+    /// tiers below SSSE3 run ([`bmp_to_utf8_capped`]), from `units` as they are
+    /// (`source` 0) or from their bytes, little-endian (1) or big-endian (2).
+    fn words_with(
+        sse2: bool,
+        source: usize,
+        (units, bytes): (&[u16], &[Vec<u8>; 2]),
+        out: &mut [u8],
+        min_room: usize,
+        text: Text,
+    ) -> (usize, usize) {
+        fn with<const K: u8>(
+            source: usize,
+            units: &[u16],
+            bytes: &[Vec<u8>; 2],
+            out: &mut [u8],
+            min_room: usize,
+            text: Text,
+        ) -> (usize, usize) {
+            match source {
+                0 => bmp_to_utf8_words::<_, K>(NativeUnits(units), out, min_room, text),
+                1 => bmp_to_utf8_words::<_, K>(ByteUnits::<false>(&bytes[0]), out, min_room, text),
+                _ => bmp_to_utf8_words::<_, K>(ByteUnits::<true>(&bytes[1]), out, min_room, text),
+            }
+        }
+        if sse2 {
+            with::<{ BlockKernels::Sse2 as u8 }>(source, units, bytes, out, min_room, text)
+        } else {
+            with::<{ BlockKernels::Portable as u8 }>(source, units, bytes, out, min_room, text)
+        }
+    }
+
     fn stopped_right(units: &[u16], stop: usize, out: &[u8], min_room: usize, done: (usize, usize), label: &str) {
         let (read, written) = done;
         let expected = String::from_utf16(&units[..read]).unwrap();
@@ -1425,16 +1488,11 @@ mod tests {
                 let full = String::from_utf16(&units[..stop]).unwrap().len();
                 for size in 0..=full + 8 {
                     for min_room in [0, 3, 8] {
-                        for source in 0..3 {
+                        for (source, sse2) in (0..3).flat_map(|source| [(source, false), (source, true)]) {
                             let mut out = vec![0u8; size];
-                            const P: u8 = BlockKernels::Portable as u8;
-                            let (read, written) = match source {
-                                0 => bmp_to_utf8_words::<_, P>(NativeUnits(&units), &mut out, min_room, text),
-                                1 => bmp_to_utf8_words::<_, P>(ByteUnits::<false>(&bytes[0]), &mut out, min_room, text),
-                                _ => bmp_to_utf8_words::<_, P>(ByteUnits::<true>(&bytes[1]), &mut out, min_room, text),
-                            };
-                            let label = format!("{text:?} {round} {size} {min_room} {source}");
-                            stopped_right(&units, stop, &out, min_room, (read, written), &label);
+                            let done = words_with(sse2, source, (&units, &bytes), &mut out, min_room, text);
+                            let label = format!("{text:?} {round} {size} {min_room} {source} {sse2}");
+                            stopped_right(&units, stop, &out, min_room, done, &label);
                         }
                     }
                 }
@@ -1495,16 +1553,10 @@ mod tests {
         let full = String::from_utf16(&units).unwrap().len();
         for size in [full + 8, full, full - 1, full / 2, first + 1000, third + 2000, 0] {
             for min_room in [0, 8] {
-                for source in 0..3 {
+                for (source, sse2) in (0..3).flat_map(|source| [(source, false), (source, true)]) {
                     let mut out = vec![0u8; size];
-                    const P: u8 = BlockKernels::Portable as u8;
-                    let text = Text::Letters;
-                    let (read, written) = match source {
-                        0 => bmp_to_utf8_words::<_, P>(NativeUnits(&units), &mut out, min_room, text),
-                        1 => bmp_to_utf8_words::<_, P>(ByteUnits::<false>(&bytes[0]), &mut out, min_room, text),
-                        _ => bmp_to_utf8_words::<_, P>(ByteUnits::<true>(&bytes[1]), &mut out, min_room, text),
-                    };
-                    stopped_right(&units, units.len(), &out, min_room, (read, written), &format!("{size} {source}"));
+                    let done = words_with(sse2, source, (&units, &bytes), &mut out, min_room, Text::Letters);
+                    stopped_right(&units, units.len(), &out, min_room, done, &format!("{size} {source} {sse2}"));
                 }
             }
         }
