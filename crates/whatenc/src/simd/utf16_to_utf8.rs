@@ -319,10 +319,10 @@ enum Text {
     /// Chunks, and runs of ASCII ([`ascii_run`]): short text, or text where more than
     /// 1/LETTERS of the units are not ASCII (Czech, Russian, CJK).
     Chunks,
-    /// Fewer than 1/40 (English, German): runs of ASCII go on past a lone letter
-    /// ([`latin_run`]).
+    /// Fewer than 1/[`SPARSE`] (English, markup): runs of ASCII go on past a lone
+    /// letter ([`latin_run`]).
     Sparse,
-    /// Between (Portuguese, French): [`letter_steps`] before each chunk (where they
+    /// Between (Portuguese, French, German): [`letter_steps`] before each chunk (where they
     /// pay, `super::letter_steps_pay`; [`Text::Sparse`] elsewhere), while they find
     /// letters ([`LETTERS_WINDOW`]).
     Letters,
@@ -331,6 +331,20 @@ enum Text {
 /// See [`Text::Chunks`]: with 1/10, Czech (a letter every ten units) took the
 /// steps 7% slower than the chunks.
 const LETTERS: usize = 16;
+
+/// See [`Text::Sparse`]: text with fewer units that are not ASCII than one in this
+/// many takes the runs of ASCII, text with more (up to 1/[`LETTERS`]) the letter
+/// steps. With 1/40, German text (a letter every 68 units) took the runs, which
+/// mispredict at each letter. UTF-16 → `String`, rotating, `AMD EPYC` Zen 5, MB/s,
+/// 1/40 → 1/128 (with [`LETTERS_AT_LEAST`] 64 → 128), in two code layouts (the second
+/// with `-align-all-nofallthru-blocks=5`): portable tier, UTF-16LE de.txt 4,998 →
+/// 5,967 and 4,988 → 5,960, pt.txt 4,730 → 5,592 and 4,746 → 5,583, fr.txt 4,768 →
+/// 5,288 and 4,883 → 5,311; UTF-16BE de.txt 5,218 → 5,507 and 5,318 → 5,586, pt.txt
+/// 4,425 → 5,164 and 4,517 → 5,135; SSE2 tier, UTF-16BE de.txt 5,214 → 5,721 and
+/// 5,105 → 5,834, UTF-16LE pt.txt 5,307 → 5,776 and 5,336 → 5,824; UTF-16 → UTF-8,
+/// portable tier, de.txt 5,435 → 6,252 and 5,518 → 6,248; English text and pages
+/// within 2% at the portable tier, de.html UTF-16LE 2–5% slower at the SSE2 tier.
+const SPARSE: usize = 128;
 
 impl Text {
     /// The way for `src`, from its first 512 units.
@@ -344,7 +358,7 @@ impl Text {
         // A count in each lane, at most 128.
         let counts = (0..blocks).flat_map(|b| src.words(8 * b)).fold(0, |acc, word| acc + lanes_with(word, NOT_ASCII));
         let not_ascii = lanes_total(counts);
-        if not_ascii * 40 < 8 * blocks {
+        if not_ascii * SPARSE < 8 * blocks {
             Text::Sparse
         } else if not_ascii * LETTERS < 8 * blocks {
             Text::Letters
@@ -949,8 +963,10 @@ fn latin_run<U: Units>(src: U, i: usize, dst: &mut [u8]) -> (usize, usize) {
 const LETTERS_WINDOW: usize = 2048;
 
 /// See [`LETTERS_WINDOW`]: with 1 in 32, French text (a letter every 28 units) left
-/// the steps in some windows (fr.txt UTF-16 → UTF-8 3,816 MB/s against 5,122).
-const LETTERS_AT_LEAST: usize = 64;
+/// the steps in some windows (fr.txt UTF-16 → UTF-8 3,816 MB/s against 5,122). With
+/// 1 in 64, German text (a letter every 68 units) left them after the first window;
+/// 1 in 128 keeps it there, with [`SPARSE`] (see there).
+const LETTERS_AT_LEAST: usize = 128;
 
 /// Room [`letter_steps`] needs for a step: its copy after a second letter reaches
 /// byte 34 (16 + 2 + 16), and each unit keeps the room asked for after it (at most
@@ -1458,7 +1474,7 @@ mod tests {
         let rare = ["\u{e9}", "\u{df}", "\u{2019}", "\u{7ff}", "\u{800}", "\u{fffd}", "\u{e9}\u{e9}", "\u{e4}b\u{fc}"];
         let letters =
             ["\u{e7}\u{e3}o", "\u{e9}", "\u{ea}ncia", "\u{c0}", "\u{f5}es", "\u{ab}\u{a0}", "\u{7ff}", "\u{80}"];
-        for (text, every, seed) in [(Text::Sparse, 19, 0x1A71), (Text::Letters, 5, 0x1E77)] {
+        for (text, every, seed) in [(Text::Sparse, 61, 0x1A71), (Text::Letters, 5, 0x1E77)] {
             let mut next = crate::simd::xorshift(seed);
             for round in 0..6 {
                 let mut units: Vec<u16> = Vec::new();
