@@ -369,6 +369,34 @@ impl Text {
 }
 
 impl Text {
+    /// The way the loop with the kernels `K` (portable or SSE2) takes text that
+    /// [`Text::of`] or [`Text::after_window`] calls `self`:
+    /// - portable: as said, but [`Text::Sparse`] for [`Text::Letters`] where the
+    ///   steps do not pay (`super::letter_steps_pay`): the runs read big-endian bytes
+    ///   as they are, where the chunks need them swapped (time, `AMD EPYC` Zen 4,
+    ///   against the chunks for little-endian units and the steps for big-endian
+    ///   ones: UTF-16BE → `String` pt.txt −7%, fr.txt −1%, pt.html −6%; UTF-16 → UTF-8
+    ///   pt.txt −4%, fr.txt −3%);
+    /// - SSE2: the letter steps where they pay, the runs for big-endian units, and
+    ///   otherwise the chunks, whose runs of ASCII go through SSE2's bulk copy,
+    ///   faster for little-endian units than [`latin_run`] (see
+    ///   [`bmp_to_utf8_capped`]).
+    #[inline(always)]
+    fn for_kernels<U: Units, const K: u8>(self) -> Text {
+        if K == BlockKernels::Portable as u8 {
+            match self {
+                Text::Letters if !super::letter_steps_pay() => Text::Sparse,
+                text => text,
+            }
+        } else {
+            match self {
+                Text::Letters if super::letter_steps_pay() => Text::Letters,
+                Text::Letters | Text::Sparse if U::SWAPPED => Text::Sparse,
+                _ => Text::Chunks,
+            }
+        }
+    }
+
     /// The way on from `read` after a window of [`Text::Letters`] of `units` units
     /// (at least [`LETTERS_WINDOW`]) in which [`letter_steps`] wrote `letters`
     /// letters: the steps still, with at least one letter in [`LETTERS_AT_LEAST`]
@@ -668,26 +696,7 @@ fn bmp_to_utf8_wide_rest<U: Units>(src: U, dst: &mut [u8], min_room: usize) -> (
 fn bmp_to_utf8_capped<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: usize) -> (usize, usize) {
     debug_assert!(K == BlockKernels::Portable as u8 || K == BlockKernels::Sse2 as u8);
     // Asked once here, not for each of `swapped_to_utf8`'s windows.
-    let text = if K == BlockKernels::Portable as u8 {
-        // Where the steps do not pay, the runs of `Text::Sparse` (which read
-        // big-endian bytes as they are) rather than the chunks (which need them
-        // swapped): time, `AMD EPYC` Zen 4, against the chunks for little-endian
-        // units and the steps for big-endian ones: UTF-16BE → `String` pt.txt −7%,
-        // fr.txt −1%, pt.html −6%; UTF-16 → UTF-8 pt.txt −4%, fr.txt −3%.
-        match Text::of(src) {
-            Text::Letters if !super::letter_steps_pay() => Text::Sparse,
-            text => text,
-        }
-    } else {
-        // SSE2: the letter steps, and the runs of `Text::Sparse` for big-endian
-        // units; little-endian ASCII goes faster through SSE2's bulk copy than
-        // through those runs (see above).
-        match Text::of(src) {
-            Text::Letters if super::letter_steps_pay() => Text::Letters,
-            Text::Letters | Text::Sparse if U::SWAPPED => Text::Sparse,
-            _ => Text::Chunks,
-        }
-    };
+    let text = Text::of(src).for_kernels::<U, K>();
     if U::SWAPPED && src.len() >= SWAP_MIN && text == Text::Chunks {
         return swapped_to_utf8::<U, K>(src, dst, min_room);
     }
@@ -764,11 +773,7 @@ fn bmp_to_utf8_words<U: Units, const K: u8>(src: U, dst: &mut [u8], min_room: us
             written += w;
             letters += w - r;
             if read - window >= LETTERS_WINDOW {
-                text = Text::after_window(src, read, read - window, letters);
-                if text == Text::Sparse && K == BlockKernels::Sse2 as u8 && !U::SWAPPED {
-                    // As `bmp_to_utf8_capped` chooses at the SSE2 tier.
-                    text = Text::Chunks;
-                }
+                text = Text::after_window(src, read, read - window, letters).for_kernels::<U, K>();
                 (window, letters) = (read, 0);
             }
             if read + scalar::CHUNK_UNITS > len {
