@@ -350,6 +350,9 @@ impl Settings {
     /// a whole call on a small document that fits in L1, so the clock is read after
     /// batches of calls, the batch doubling until it takes a millisecond.
     fn rate(&self, input_len: usize, f: &mut dyn FnMut() -> usize) -> f64 {
+        if let Some(file) = insn_file() {
+            return insn_rate(file, input_len, f);
+        }
         const BATCH_TIME: Duration = Duration::from_millis(1);
         let start = thread_cpu_time();
         let mut batch_start = start;
@@ -389,6 +392,49 @@ impl<'a> Candidate<'a> {
     }
 }
 
+/// The instruction-count mode: the file named by `WHATENC_BENCH_INSNS`, where
+/// `bench/qemu/insn_count.c` (a qemu-user plugin) writes the guest's instruction
+/// count at each [`insn_mark`]. `bench/aarch64-insns.sh` sets it up; see there.
+pub fn insn_file() -> Option<&'static str> {
+    static FILE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    FILE.get_or_init(|| std::env::var("WHATENC_BENCH_INSNS").ok().filter(|f| !f.is_empty())).as_deref()
+}
+
+/// In the instruction-count mode, the rate of `f`: [`ROTATION`] calls (each version
+/// of a rotating document once) between two marks, as bytes of input per thousand
+/// instructions, which is MB/s on a machine that runs one instruction a nanosecond.
+/// The count is exact and the same from run to run, so one repetition is enough.
+fn insn_rate(file: &str, input_len: usize, f: &mut dyn FnMut() -> usize) -> f64 {
+    let calls = ROTATION;
+    insn_mark();
+    for _ in 0..calls {
+        std::hint::black_box(f());
+    }
+    insn_mark();
+    // The plugin wrote the counts at the two marks; read after the second one, so
+    // that the reading is not counted.
+    let counts = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("reading {file}: {e}"));
+    let counts: Vec<u64> = counts.split_whitespace().map(|n| n.parse().expect("a count")).collect();
+    let [before, after] = counts[..] else { panic!("{file}: two counts expected, found {counts:?}") };
+    (input_len * calls) as f64 * 1000.0 / (after - before) as f64
+}
+
+/// The system call that `bench/qemu/insn_count.c` watches for (Linux has no call of
+/// that number: it fails with ENOSYS).
+pub const INSN_MARK: u64 = 0x7a7a;
+
+/// Makes the [`INSN_MARK`] system call, at which the plugin records the count.
+fn insn_mark() {
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: a system call that Linux does not have returns ENOSYS and touches no
+    // memory; x0 (its argument and result) is declared clobbered.
+    unsafe {
+        std::arch::asm!("svc #0", in("x8") INSN_MARK, inlateout("x0") 0u64 => _, options(nostack));
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    panic!("the instruction-count mode runs aarch64 builds under qemu-user (bench/aarch64-insns.sh)");
+}
+
 /// The CPU time this thread has used.
 fn thread_cpu_time() -> Duration {
     cpu_time::ThreadTime::now().as_duration()
@@ -396,6 +442,11 @@ fn thread_cpu_time() -> Duration {
 
 /// The CPU's model name (`/proc/cpuinfo`), or "unknown".
 pub fn cpu_model() -> String {
+    if insn_file().is_some() {
+        return "none timed: aarch64 instructions executed, counted under qemu-user (bench/aarch64-insns.sh); \
+                each rate is bytes of input per thousand instructions"
+            .into();
+    }
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|info| {

@@ -5,20 +5,27 @@
 //! SSE2's `movemask`. Each kernel is the twin of a function in [`super::scalar`]
 //! and is tested against it (under qemu-user in CI: this machine cannot time them).
 //!
-//! The portable kernels' chunked loops are written for LLVM's vectorizer, so the
-//! ASCII runs, the single-byte ranges and the UTF-16 byte order already run as NEON
-//! code; these kernels are for what a vectorizer cannot find: packing UTF-8
-//! sequences of different lengths, and the UTF-8 check ([`CHECKS`], alone and fused
-//! with a copy): the AVX2 kernel's, written once in [`super::utf8_check`], with `tbl`
-//! for the lookups and a horizontal maximum for the tests of a vector.
+//! The portable kernels' chunked loops are written for LLVM's vectorizer, and most
+//! of them run as NEON code here; these kernels are for what a vectorizer cannot
+//! find: packing UTF-8 sequences of different lengths, the UTF-8 check ([`CHECKS`],
+//! alone and fused with a copy: the AVX2 kernel's, written once in
+//! [`super::utf8_check`], with `tbl` for the lookups and a horizontal maximum for
+//! the tests of a vector), and the ASCII runs. Those last the vectorizer did not
+//! find for aarch64 although it did for x86_64: the portable widening of ASCII to
+//! UTF-16 was sixteen byte loads and sixteen stores of a unit each a step, which
+//! the instruction counts of `bench/aarch64-insns.sh` showed (whatenc / encoding_rs
+//! in instructions, UTF-8 → UTF-16 en.html 0.45, de.txt 0.54; windows-1252 as
+//! UTF-8 → UTF-16 en.html 0.45; UTF-16 → UTF-8 en.html 0.48). With the NEON
+//! twins of [`copy_ascii_to_ascii`], [`copy_ascii_to_utf16`] and
+//! [`copy_utf16_ascii_to_bytes`]: 2.03, 1.04; 2.49; 1.85.
 
 use core::arch::aarch64::{
     uint8x16_t, uint16x8_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vceqq_u8, vceqq_u16,
-    vcltq_s8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8, vextq_u8,
-    vget_high_u8, vget_low_u8, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_u8, vmovl_u8,
-    vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpretq_s8_u8, vreinterpretq_u8_u16,
-    vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16,
-    vzip1q_u16, vzip2q_u16,
+    vcgtq_u16, vcltq_s8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8,
+    vextq_u8, vget_high_u8, vget_lane_u64, vget_low_u8, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16,
+    vmovl_high_u8, vmovl_u8, vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpret_u64_u8,
+    vreinterpretq_s8_u8, vreinterpretq_u8_u16, vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshrn_n_u16,
+    vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16, vuzp1q_u8, vzip1q_u16, vzip2q_u16,
 };
 
 use super::Utf8PrefixPass;
@@ -390,6 +397,140 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     written + super::scalar::utf8_to_utf16(&s[read..], &mut dst[written..])
 }
 
+/// The index of the first byte of `vector` that is not ASCII; 16 if all are.
+#[inline(always)]
+fn first_high(vector: uint8x16_t) -> usize {
+    // SAFETY: register-only NEON operations (NEON is aarch64's baseline).
+    let nibbles = unsafe {
+        // 0xFF where a byte is not ASCII; each 16-bit lane shifted right by four
+        // and narrowed keeps a nibble of each of its two bytes, in order: byte k's
+        // mask in bits 4k to 4k + 3 of the 64-bit result.
+        let high = vcltq_s8(vreinterpretq_s8_u8(vector), vdupq_n_s8(0));
+        vget_lane_u64::<0>(vreinterpret_u64_u8(vshrn_n_u16::<4>(vreinterpretq_u16_u8(high))))
+    };
+    (nibbles.trailing_zeros() / 4) as usize
+}
+
+/// Twin of [`super::scalar::copy_ascii_to_ascii`]: copies the longest ASCII prefix
+/// of `src` that fits in `dst`; returns its length. 32 bytes a step, each vector of
+/// 16 stored whole up to the one where the run ends (no more than 15 bytes past the
+/// run are written); fewer than 16 left, the scalar twin.
+#[inline]
+pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
+    let limit = src.len().min(dst.len());
+    let (src, dst) = (&src[..limit], &mut dst[..limit]);
+    let mut n = 0;
+    while let (Some(chunk), Some(out)) = (src[n..].first_chunk::<32>(), dst[n..].first_chunk_mut::<32>()) {
+        // SAFETY: `chunk` holds 32 readable bytes and `out` 32 writable ones, two
+        // vectors each; NEON is aarch64's baseline.
+        unsafe {
+            let (low, high) = (vld1q_u8(chunk.as_ptr()), vld1q_u8(chunk.as_ptr().add(16)));
+            vst1q_u8(out.as_mut_ptr(), low);
+            if vmaxvq_u8(vorrq_u8(low, high)) >= 0x80 {
+                let first = first_high(low);
+                if first < 16 {
+                    return n + first;
+                }
+                vst1q_u8(out.as_mut_ptr().add(16), high);
+                return n + 16 + first_high(high);
+            }
+            vst1q_u8(out.as_mut_ptr().add(16), high);
+        }
+        n += 32;
+    }
+    if let (Some(chunk), Some(out)) = (src[n..].first_chunk::<16>(), dst[n..].first_chunk_mut::<16>()) {
+        // SAFETY: 16 readable bytes, 16 writable ones.
+        let vector = unsafe { vld1q_u8(chunk.as_ptr()) };
+        unsafe { vst1q_u8(out.as_mut_ptr(), vector) };
+        let first = first_high(vector);
+        if first < 16 {
+            return n + first;
+        }
+        n += 16;
+    }
+    n + super::scalar::copy_ascii_to_ascii(&src[n..], &mut dst[n..])
+}
+
+/// Twin of [`super::scalar::copy_ascii_to_utf16`]: widens the longest ASCII prefix
+/// of `src` that fits in `dst`; returns its length. 32 bytes a step, the units of
+/// each vector of 16 stored whole up to the one where the run ends (no more than 15
+/// units past the run are written); fewer than 16 left, the scalar twin.
+#[inline]
+pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    let limit = src.len().min(dst.len());
+    let (src, dst) = (&src[..limit], &mut dst[..limit]);
+    let mut n = 0;
+    while let (Some(chunk), Some(out)) = (src[n..].first_chunk::<32>(), dst[n..].first_chunk_mut::<32>()) {
+        // SAFETY: `chunk` holds 32 readable bytes, two vectors; NEON is aarch64's
+        // baseline.
+        let (low, high) = unsafe { (vld1q_u8(chunk.as_ptr()), vld1q_u8(chunk.as_ptr().add(16))) };
+        widen(low, &mut out[..16]);
+        // SAFETY: register-only NEON operations.
+        if unsafe { vmaxvq_u8(vorrq_u8(low, high)) } >= 0x80 {
+            let first = first_high(low);
+            if first < 16 {
+                return n + first;
+            }
+            widen(high, &mut out[16..]);
+            return n + 16 + first_high(high);
+        }
+        widen(high, &mut out[16..]);
+        n += 32;
+    }
+    if let (Some(chunk), Some(out)) = (src[n..].first_chunk::<16>(), dst[n..].first_chunk_mut::<16>()) {
+        // SAFETY: 16 readable bytes.
+        let vector = unsafe { vld1q_u8(chunk.as_ptr()) };
+        widen(vector, out);
+        let first = first_high(vector);
+        if first < 16 {
+            return n + first;
+        }
+        n += 16;
+    }
+    n + super::scalar::copy_ascii_to_utf16(&src[n..], &mut dst[n..])
+}
+
+/// Sixteen units from `units` as bytes (each unit's low byte), and the index of the
+/// first unit that is not ASCII (16 if none).
+#[inline(always)]
+fn narrow(units: &[u16; 16]) -> (uint8x16_t, usize) {
+    // SAFETY: `units` holds 16 readable units, two vectors; the rest are
+    // register-only NEON operations (NEON is aarch64's baseline).
+    unsafe {
+        let (low, high) = (vld1q_u16(units.as_ptr()), vld1q_u16(units.as_ptr().add(8)));
+        let bytes = vuzp1q_u8(vreinterpretq_u8_u16(low), vreinterpretq_u8_u16(high));
+        if vmaxvq_u16(vorrq_u16(low, high)) < 0x80 {
+            return (bytes, 16);
+        }
+        // 0xFF in byte k where unit k is not ASCII, then as `first_high` does.
+        let above = vdupq_n_u16(0x7F);
+        let wide = vuzp1q_u8(vreinterpretq_u8_u16(vcgtq_u16(low, above)), vreinterpretq_u8_u16(vcgtq_u16(high, above)));
+        let nibbles = vget_lane_u64::<0>(vreinterpret_u64_u8(vshrn_n_u16::<4>(vreinterpretq_u16_u8(wide))));
+        (bytes, (nibbles.trailing_zeros() / 4) as usize)
+    }
+}
+
+/// Twin of [`super::scalar::copy_utf16_ascii_to_bytes`]: narrows the longest run
+/// of ASCII units of `src` that fits in `dst`; returns its length. 16 units a step,
+/// stored whole (no more than 15 bytes past the run are written); fewer than 16
+/// left, the scalar twin.
+#[inline]
+pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
+    let limit = src.len().min(dst.len());
+    let (src, dst) = (&src[..limit], &mut dst[..limit]);
+    let mut n = 0;
+    while let (Some(units), Some(out)) = (src[n..].first_chunk::<16>(), dst[n..].first_chunk_mut::<16>()) {
+        let (bytes, ascii) = narrow(units);
+        // SAFETY: `out` holds 16 writable bytes; NEON is aarch64's baseline.
+        unsafe { vst1q_u8(out.as_mut_ptr(), bytes) };
+        if ascii < 16 {
+            return n + ascii;
+        }
+        n += 16;
+    }
+    n + super::scalar::copy_utf16_ascii_to_bytes(&src[n..], &mut dst[n..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
@@ -408,6 +549,20 @@ mod tests {
     #[test]
     fn neon_check_matches_twins() {
         sixteen_byte_checks(same, THOROUGH);
+    }
+
+    /// The NEON ASCII kernels against their scalar twins (see
+    /// `scalar::tests::ascii_kernels_match_twins`), at 17 alignments.
+    #[test]
+    fn ascii_kernels_match_scalar_twins() {
+        let kernels = scalar::tests::AsciiKernels {
+            copy_ascii_to_ascii: &super::copy_ascii_to_ascii,
+            copy_ascii_to_utf16: &super::copy_ascii_to_utf16,
+            copy_utf16_ascii_to_bytes: &super::copy_utf16_ascii_to_bytes,
+            utf16_bytes_to_units: None,
+            utf16_bytes_ascii_to_bytes: None,
+        };
+        scalar::tests::ascii_kernels_match_twins(&kernels, 17);
     }
 
     /// `next_window` (`ext`) against the bytes it is made of.

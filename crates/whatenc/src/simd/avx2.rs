@@ -852,70 +852,26 @@ mod tests {
         with_and_without_the_prefetch(same);
     }
 
-    /// The ASCII kernels against their scalar twins: every length up to 140 at every
-    /// alignment, with the first non-ASCII unit (or surrogate) at every position, and
-    /// output buffers shorter and longer than the input; nothing written more than 16
-    /// units past the reported run.
+    /// The ASCII kernels against their scalar twins (see
+    /// `scalar::tests::ascii_kernels_match_twins`), at 33 alignments.
     #[test]
     fn avx2_ascii_kernels_match_scalar_twins() {
         if !cpu_has() {
             return;
         }
-        const FILL: u8 = 0xEE;
-        let base: Vec<u8> = (0..200u8).map(|i| b'a' + i % 26).collect();
-        for start in 0..33 {
-            for len in 0..140 {
-                for bad in (0..=len).filter(|b| b % 5 == 0 || *b + 3 > len || (14..19).contains(&(b % 32))) {
-                    let mut bytes = base.clone();
-                    if bad < len {
-                        bytes[start + bad] = 0x80 | bad as u8;
-                    }
-                    let src = &bytes[start..start + len];
-                    let units: Vec<u16> =
-                        src.iter().map(|&b| if b >= 0x80 { 0x100 + b as u16 } else { b as u16 }).collect();
-                    for out_len in [0, len / 2, len.saturating_sub(1), len, len + 40] {
-                        let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
-                        // SAFETY (every kernel call below): the CPU has AVX2, as checked.
-                        let n = unsafe { copy_ascii_to_ascii(src, &mut a) };
-                        assert_eq!(n, scalar::copy_ascii_to_ascii(src, &mut b), "{start} {len} {bad} {out_len}");
-                        assert_eq!(a[..n], b[..n]);
-                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
-                        let (mut a, mut b) = (vec![0xEEEEu16; out_len], vec![0u16; out_len]);
-                        let n = unsafe { copy_ascii_to_utf16(src, &mut a) };
-                        assert_eq!(n, scalar::copy_ascii_to_utf16(src, &mut b));
-                        assert_eq!(a[..n], b[..n]);
-                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == 0xEEEE), "scratch");
-                        let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
-                        let n = unsafe { copy_utf16_ascii_to_bytes(&units, &mut a) };
-                        assert_eq!(n, scalar::copy_utf16_ascii_to_bytes(&units, &mut b));
-                        assert_eq!(a[..n], b[..n]);
-                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
-                        let (mut a, mut b) = (vec![0xEEEEu16; out_len], vec![0u16; out_len]);
-                        let (mut c, mut d) = (vec![FILL; out_len], vec![0u8; out_len]);
-                        for big_endian in [false, true] {
-                            // The non-ASCII unit becomes a surrogate (or not, 0x1xx).
-                            let bytes: Vec<u8> = units
-                                .iter()
-                                .map(|&u| if u >= 0x100 && bad % 2 == 0 { u + 0xD700 } else { u })
-                                .flat_map(|u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() })
-                                .collect();
-                            for cut in [bytes.len(), bytes.len().saturating_sub(1)] {
-                                let src = &bytes[..cut];
-                                let n = unsafe { utf16_bytes_to_units(src, &mut a, big_endian) };
-                                assert_eq!(n, scalar::utf16_bytes_to_units(src, &mut b, big_endian));
-                                assert_eq!(a[..n], b[..n]);
-                                c.fill(FILL);
-                                let n = unsafe { utf16_bytes_ascii_to_bytes(src, &mut c, big_endian) };
-                                assert_eq!(n, scalar::utf16_bytes_ascii_to_bytes(src, &mut d, big_endian));
-                                assert_eq!(c[..n], d[..n]);
-                                assert!(c[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        // SAFETY (each kernel call): the CPU has AVX2, as checked.
+        let kernels = scalar::tests::AsciiKernels {
+            copy_ascii_to_ascii: &|src, dst| unsafe { copy_ascii_to_ascii(src, dst) },
+            copy_ascii_to_utf16: &|src, dst| unsafe { copy_ascii_to_utf16(src, dst) },
+            copy_utf16_ascii_to_bytes: &|src, dst| unsafe { copy_utf16_ascii_to_bytes(src, dst) },
+            utf16_bytes_to_units: Some(&|src, dst, big_endian| unsafe { utf16_bytes_to_units(src, dst, big_endian) }),
+            utf16_bytes_ascii_to_bytes: Some(&|src, dst, big_endian| unsafe {
+                utf16_bytes_ascii_to_bytes(src, dst, big_endian)
+            }),
+        };
+        scalar::tests::ascii_kernels_match_twins(&kernels, 33);
     }
+
     /// The linear-run encoder against its scalar twin: runs of every length up to a
     /// few blocks, the first unit out of the run (or none) anywhere, at every
     /// alignment, into outputs shorter and longer than the run; no more than 16 bytes

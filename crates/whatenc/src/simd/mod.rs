@@ -153,33 +153,58 @@ pub(crate) fn letter_steps_pay() -> bool {
 }
 
 /// The SSE2 kernels of `x86_64` where the cap allows them, else their portable
-/// twins: one function each, with the twins' signature.
+/// twins: one function each, with the twins' signature. Those marked `#[neon]` have
+/// a NEON twin in `aarch64` too, taken there unless the cap is `portable`; the others
+/// run the portable loop on aarch64 (where LLVM makes NEON code of it: see each).
 macro_rules! sse2_or_portable {
-    ($(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {$(
+    ($($(#[$neon:ident])? fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {$(
         #[inline(always)]
         pub(crate) fn $name($($arg: $ty),*) -> $ret {
             #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
             {
-                // The capped path is called, not inlined, so that the hot loops that
-                // inline the SSE2 kernel do not grow (and not `#[cold]`, which would
-                // make LLVM inline less into it).
-                #[inline(never)]
-                fn capped($($arg: $ty),*) -> $ret {
-                    scalar::$name($($arg),*)
-                }
-                if allows(Tier::Sse2) { x86_64::$name($($arg),*) } else { capped($($arg),*) }
+                capped_or!(Tier::Sse2, x86_64, $name($($arg: $ty),*) -> $ret)
             }
-            #[cfg(any(not(target_arch = "x86_64"), whatenc_portable))]
+            #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+            {
+                neon_or_portable!($($neon)? $name($($arg: $ty),*) -> $ret)
+            }
+            #[cfg(any(not(any(target_arch = "x86_64", target_arch = "aarch64")), whatenc_portable))]
             scalar::$name($($arg),*)
         }
     )*};
 }
 
+/// `$module::$name` where the cap allows `$tier`, else the portable twin.
+macro_rules! capped_or {
+    ($tier:expr, $module:ident, $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
+        // The capped path is called, not inlined, so that the hot loops that inline
+        // the kernel do not grow (and not `#[cold]`, which would make LLVM inline
+        // less into it).
+        #[inline(never)]
+        fn capped($($arg: $ty),*) -> $ret {
+            scalar::$name($($arg),*)
+        }
+        if allows($tier) { $module::$name($($arg),*) } else { capped($($arg),*) }
+    }};
+}
+
+/// On aarch64, [`sse2_or_portable`]'s choice: the NEON twin for `#[neon]`, else the
+/// portable loop.
+#[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+macro_rules! neon_or_portable {
+    (neon $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        capped_or!(Tier::Neon, aarch64, $name($($arg: $ty),*) -> $ret)
+    };
+    ($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        scalar::$name($($arg),*)
+    };
+}
+
 sse2_or_portable! {
     fn copy_bytes(src: &[u8], dst: &mut [u8]) -> ();
-    fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
-    fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
-    fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
+    #[neon] fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
+    #[neon] fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
+    #[neon] fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
     fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize);
     fn decode_table_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256], start: u8, len: u8, delta: u16) -> usize;
     fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize;
@@ -1088,6 +1113,10 @@ pub(crate) fn copy_utf16_ascii_to_bytes_in<const K: u8>(src: &[u16], dst: &mut [
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
     if K != BlockKernels::Portable as u8 {
         return x86_64::copy_utf16_ascii_to_bytes(src, dst);
+    }
+    #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
+    if K == BlockKernels::Neon as u8 {
+        return aarch64::copy_utf16_ascii_to_bytes(src, dst);
     }
     scalar::copy_utf16_ascii_to_bytes(src, dst)
 }

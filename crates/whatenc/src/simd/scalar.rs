@@ -1333,6 +1333,84 @@ pub(crate) mod tests {
     use alloc::vec;
     use alloc::vec::Vec;
 
+    /// An ISA's twins of the ASCII kernels, for [`ascii_kernels_match_twins`]; the
+    /// UTF-16-bytes ones where it has them.
+    pub(crate) struct AsciiKernels<'a> {
+        pub(crate) copy_ascii_to_ascii: &'a dyn Fn(&[u8], &mut [u8]) -> usize,
+        pub(crate) copy_ascii_to_utf16: &'a dyn Fn(&[u8], &mut [u16]) -> usize,
+        pub(crate) copy_utf16_ascii_to_bytes: &'a dyn Fn(&[u16], &mut [u8]) -> usize,
+        pub(crate) utf16_bytes_to_units: Option<Utf16BytesKernel<'a, u16>>,
+        pub(crate) utf16_bytes_ascii_to_bytes: Option<Utf16BytesKernel<'a, u8>>,
+    }
+
+    /// A kernel from UTF-16 bytes (and whether big-endian) to units or bytes.
+    pub(crate) type Utf16BytesKernel<'a, T> = &'a dyn Fn(&[u8], &mut [T], bool) -> usize;
+
+    /// The ASCII kernels `kernels` against their scalar twins: every length up to
+    /// 140 at each alignment below `starts`, with the first non-ASCII unit (or
+    /// surrogate) at every fifth position and around the ends and the 16-unit
+    /// boundaries, and output buffers shorter and longer than the input; nothing
+    /// written more than 16 units past the reported run.
+    pub(crate) fn ascii_kernels_match_twins(kernels: &AsciiKernels<'_>, starts: usize) {
+        const FILL: u8 = 0xEE;
+        let base: Vec<u8> = (0..200u8).map(|i| b'a' + i % 26).collect();
+        for start in 0..starts {
+            for len in 0..140 {
+                for bad in (0..=len).filter(|b| b % 5 == 0 || *b + 3 > len || (14..19).contains(&(b % 32))) {
+                    let mut bytes = base.clone();
+                    if bad < len {
+                        bytes[start + bad] = 0x80 | bad as u8;
+                    }
+                    let src = &bytes[start..start + len];
+                    let units: Vec<u16> =
+                        src.iter().map(|&b| if b >= 0x80 { 0x100 + b as u16 } else { b as u16 }).collect();
+                    for out_len in [0, len / 2, len.saturating_sub(1), len, len + 40] {
+                        let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
+                        let n = (kernels.copy_ascii_to_ascii)(src, &mut a);
+                        assert_eq!(n, copy_ascii_to_ascii(src, &mut b), "{start} {len} {bad} {out_len}");
+                        assert_eq!(a[..n], b[..n]);
+                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                        let (mut a, mut b) = (vec![0xEEEEu16; out_len], vec![0u16; out_len]);
+                        let n = (kernels.copy_ascii_to_utf16)(src, &mut a);
+                        assert_eq!(n, copy_ascii_to_utf16(src, &mut b), "{start} {len} {bad} {out_len}");
+                        assert_eq!(a[..n], b[..n]);
+                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == 0xEEEE), "scratch");
+                        let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
+                        let n = (kernels.copy_utf16_ascii_to_bytes)(&units, &mut a);
+                        assert_eq!(n, copy_utf16_ascii_to_bytes(&units, &mut b), "{start} {len} {bad} {out_len}");
+                        assert_eq!(a[..n], b[..n]);
+                        assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                        let (mut a, mut b) = (vec![0xEEEEu16; out_len], vec![0u16; out_len]);
+                        let (mut c, mut d) = (vec![FILL; out_len], vec![0u8; out_len]);
+                        for big_endian in [false, true] {
+                            // The non-ASCII unit becomes a surrogate (or not, 0x1xx).
+                            let bytes: Vec<u8> = units
+                                .iter()
+                                .map(|&u| if u >= 0x100 && bad % 2 == 0 { u + 0xD700 } else { u })
+                                .flat_map(|u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() })
+                                .collect();
+                            for cut in [bytes.len(), bytes.len().saturating_sub(1)] {
+                                let src = &bytes[..cut];
+                                if let Some(kernel) = kernels.utf16_bytes_to_units {
+                                    let n = kernel(src, &mut a, big_endian);
+                                    assert_eq!(n, utf16_bytes_to_units(src, &mut b, big_endian));
+                                    assert_eq!(a[..n], b[..n]);
+                                }
+                                if let Some(kernel) = kernels.utf16_bytes_ascii_to_bytes {
+                                    c.fill(FILL);
+                                    let n = kernel(src, &mut c, big_endian);
+                                    assert_eq!(n, utf16_bytes_ascii_to_bytes(src, &mut d, big_endian));
+                                    assert_eq!(c[..n], d[..n]);
+                                    assert!(c[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// `src[..read]` decoded by the standard library, and where its valid prefix ends.
     fn std_prefix(src: &[u8], read: usize) -> (Vec<u16>, usize) {
         let valid_up_to = core::str::from_utf8(src).map_or_else(|e| e.valid_up_to(), str::len);

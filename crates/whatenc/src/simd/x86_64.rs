@@ -1191,54 +1191,18 @@ mod tests {
         }
     }
 
+    /// The SSE2 ASCII kernels against their scalar twins (see
+    /// `scalar::tests::ascii_kernels_match_twins`).
     #[test]
     fn kernels_match_scalar_twins() {
-        let base: alloc::vec::Vec<u8> = (0..180u8).map(|i| b'a' + i % 26).collect();
-        for start in 0..17 {
-            for len in 0..150 {
-                for bad in (0..=len).step_by(3) {
-                    let mut bytes = base.clone();
-                    if bad < len {
-                        bytes[start + bad] = 0x80 | bad as u8;
-                    }
-                    let src = &bytes[start..start + len];
-                    let units: alloc::vec::Vec<u16> =
-                        src.iter().map(|&b| if b >= 0x80 { 0x100 + b as u16 } else { b as u16 }).collect();
-                    for out_len in [0, len / 2, len, len + 5] {
-                        let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
-                        let n = super::copy_ascii_to_ascii(src, &mut a);
-                        assert_eq!(n, scalar::copy_ascii_to_ascii(src, &mut b));
-                        assert_eq!(a[..n], b[..n]);
-                        let (mut a, mut b) = (alloc::vec![0u16; out_len], alloc::vec![0u16; out_len]);
-                        let n = super::copy_ascii_to_utf16(src, &mut a);
-                        assert_eq!(n, scalar::copy_ascii_to_utf16(src, &mut b));
-                        assert_eq!(a[..n], b[..n]);
-                        let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
-                        let n = super::copy_utf16_ascii_to_bytes(&units, &mut a);
-                        assert_eq!(n, scalar::copy_utf16_ascii_to_bytes(&units, &mut b));
-                        assert_eq!(a[..n], b[..n]);
-                        let (mut a, mut b) = (alloc::vec![0u16; out_len], alloc::vec![0u16; out_len]);
-                        let (mut c, mut d) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
-                        for big_endian in [false, true] {
-                            let bytes: alloc::vec::Vec<u8> = units
-                                .iter()
-                                .map(|&u| if u >= 0x100 { u + 0xD700 } else { u })
-                                .flat_map(|u| if big_endian { u.to_be_bytes() } else { u.to_le_bytes() })
-                                .collect();
-                            for cut in [bytes.len(), bytes.len().saturating_sub(1)] {
-                                let src = &bytes[..cut];
-                                let n = super::utf16_bytes_to_units(src, &mut a, big_endian);
-                                assert_eq!(n, scalar::utf16_bytes_to_units(src, &mut b, big_endian));
-                                assert_eq!(a[..n], b[..n]);
-                                let n = super::utf16_bytes_ascii_to_bytes(src, &mut c, big_endian);
-                                assert_eq!(n, scalar::utf16_bytes_ascii_to_bytes(src, &mut d, big_endian));
-                                assert_eq!(c[..n], d[..n]);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let kernels = scalar::tests::AsciiKernels {
+            copy_ascii_to_ascii: &super::copy_ascii_to_ascii,
+            copy_ascii_to_utf16: &super::copy_ascii_to_utf16,
+            copy_utf16_ascii_to_bytes: &super::copy_utf16_ascii_to_bytes,
+            utf16_bytes_to_units: Some(&super::utf16_bytes_to_units),
+            utf16_bytes_ascii_to_bytes: Some(&super::utf16_bytes_ascii_to_bytes),
+        };
+        scalar::tests::ascii_kernels_match_twins(&kernels, 17);
     }
 
     /// The long-run loop of UTF-16 bytes to units (two blocks a step, then one)
