@@ -20,12 +20,13 @@
 //! [`copy_utf16_ascii_to_bytes`]: 2.03, 1.04; 2.49; 1.85.
 
 use core::arch::aarch64::{
-    uint8x16_t, uint16x8_t, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbslq_u16, vceqq_u8, vceqq_u16,
-    vcgtq_u16, vcltq_s8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8,
-    vextq_u8, vget_high_u8, vget_lane_u64, vget_low_u8, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16,
-    vmovl_high_u8, vmovl_u8, vmovn_u32, vorrq_u8, vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpret_u64_u8,
-    vreinterpretq_s8_u8, vreinterpretq_u8_u16, vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshrn_n_u16,
-    vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16, vuzp1q_u8, vzip1q_u16, vzip2q_u16,
+    uint8x16_t, uint16x8_t, vaddq_u16, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbicq_u8, vbslq_u16,
+    vceqq_u8, vceqq_u16, vcgtq_u16, vcltq_s8, vcltq_u8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16,
+    vdupq_n_u32, veorq_u8, vextq_u8, vget_high_u8, vget_lane_u64, vget_low_s8, vget_low_u8, vld1q_u8, vld1q_u16,
+    vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_s8, vmovl_high_u8, vmovl_s8, vmovl_u8, vmovn_u32, vorrq_u8,
+    vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpret_u64_u8, vreinterpretq_s8_u8, vreinterpretq_u8_s8,
+    vreinterpretq_u8_u16, vreinterpretq_u16_s16, vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshrn_n_u16,
+    vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16, vsubq_u8, vuzp1q_u8, vzip1q_u16, vzip2q_u16,
 };
 
 use super::Utf8PrefixPass;
@@ -531,6 +532,63 @@ pub(crate) fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize {
     n + super::scalar::copy_utf16_ascii_to_bytes(&src[n..], &mut dst[n..])
 }
 
+/// Twin of [`super::scalar::encode_utf16_linear`]: the ASCII run with
+/// [`copy_utf16_ascii_to_bytes`] (the portable loop's ASCII chunks were sixteen
+/// loads and sixteen stores of a byte each here), then the portable loop from
+/// there, whose chunks of ASCII and of the range LLVM makes NEON code of.
+#[inline]
+pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize {
+    let ascii = copy_utf16_ascii_to_bytes(src, dst);
+    ascii + super::scalar::encode_utf16_linear(&src[ascii..], &mut dst[ascii..], start, len, delta)
+}
+
+/// Twin of [`super::scalar::decode_table_to_utf16`]: blocks of 16 bytes that are
+/// ASCII or in `start..start + len` (as `byte + delta`) in vectors, any other
+/// through `table`, up to a block with a unit of 0; returns the bytes consumed. (The
+/// portable loop ran as NEON code here, but LLVM assembled its vector a lane at a
+/// time.)
+#[inline(never)]
+pub(crate) fn decode_table_to_utf16(
+    src: &[u8],
+    dst: &mut [u16],
+    table: &[u16; 256],
+    start: u8,
+    len: u8,
+    delta: u16,
+) -> usize {
+    // SAFETY: register-only NEON operations (NEON is aarch64's baseline).
+    let (starts, lens, deltas) = unsafe { (vdupq_n_u8(start), vdupq_n_u8(len), vdupq_n_u16(delta)) };
+    let mut pos = 0;
+    while let (Some(block), Some(out)) = (src[pos..].first_chunk::<16>(), dst[pos..].first_chunk_mut::<16>()) {
+        // SAFETY: `block` holds 16 readable bytes and `out` 16 writable units, two
+        // vectors; the rest are register-only operations.
+        let linear = unsafe {
+            let vector = vld1q_u8(block.as_ptr());
+            let high = vreinterpretq_s8_u8(vcltq_s8(vreinterpretq_s8_u8(vector), vdupq_n_s8(0)));
+            let in_run = vcltq_u8(vsubq_u8(vector, starts), lens);
+            // `delta` where a byte is not ASCII (the mask widened with its sign).
+            let low = vandq_u16(vreinterpretq_u16_s16(vmovl_s8(vget_low_s8(high))), deltas);
+            let high_half = vandq_u16(vreinterpretq_u16_s16(vmovl_high_s8(high)), deltas);
+            vst1q_u16(out.as_mut_ptr(), vaddq_u16(vmovl_u8(vget_low_u8(vector)), low));
+            vst1q_u16(out.as_mut_ptr().add(8), vaddq_u16(vmovl_high_u8(vector), high_half));
+            // Neither ASCII nor in the run.
+            vmaxvq_u8(vbicq_u8(vreinterpretq_u8_s8(high), in_run)) == 0
+        };
+        if !linear {
+            let mut zero = false;
+            for (unit, &byte) in out.iter_mut().zip(block) {
+                *unit = table[byte as usize];
+                zero |= *unit == 0;
+            }
+            if zero {
+                break;
+            }
+        }
+        pos += 16;
+    }
+    pos
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
@@ -563,6 +621,20 @@ mod tests {
             utf16_bytes_ascii_to_bytes: None,
         };
         scalar::tests::ascii_kernels_match_twins(&kernels, 17);
+    }
+
+    /// The linear-run encoder against its scalar twin (see
+    /// `scalar::tests::encode_utf16_linear_matches_twin`).
+    #[test]
+    fn encode_utf16_linear_matches_scalar_twin() {
+        scalar::tests::encode_utf16_linear_matches_twin(&super::encode_utf16_linear);
+    }
+
+    /// The table decoder to UTF-16 against its scalar twin (see
+    /// `scalar::tests::decode_table_matches_twins`).
+    #[test]
+    fn decode_table_to_utf16_matches_scalar_twin() {
+        scalar::tests::decode_table_matches_twins(&super::decode_table_to_utf16, None);
     }
 
     /// `next_window` (`ext`) against the bytes it is made of.

@@ -754,8 +754,6 @@ mod tests {
         window_edges, with_and_without_the_prefetch,
     };
     use super::*;
-    use alloc::vec;
-    use alloc::vec::Vec;
 
     /// Compares the kernels with their twins on `bytes` (the fused copy too when
     /// `copy`).
@@ -872,42 +870,17 @@ mod tests {
         scalar::tests::ascii_kernels_match_twins(&kernels, 33);
     }
 
-    /// The linear-run encoder against its scalar twin: runs of every length up to a
-    /// few blocks, the first unit out of the run (or none) anywhere, at every
-    /// alignment, into outputs shorter and longer than the run; no more than 16 bytes
-    /// of scratch past it.
+    /// The linear-run encoder against its scalar twin (see
+    /// `scalar::tests::encode_utf16_linear_matches_twin`).
     #[test]
     fn avx2_encode_utf16_linear_matches_scalar_twin() {
         if !cpu_has() {
             return;
         }
-        const FILL: u8 = 0xEE;
-        // windows-1252's run (0xA0..=0xFF, as themselves), and one with a delta.
-        for (start, len, delta) in [(0xA0u16, 96u16, 0u16), (0x410, 64, 0x350)] {
-            let inside: Vec<u16> =
-                (0..200u16).map(|i| if i % 3 == 0 { 0x20 + i % 90 } else { start + i % len }).collect();
-            for offset in 0..17 {
-                for count in 0..120 {
-                    for bad in (0..=count).filter(|b| b % 7 == 0 || *b + 2 > count || (14..18).contains(&(b % 32))) {
-                        for special in [0x80u16, start - 1, start + len, 0xD800, 0xFFFF] {
-                            let mut units = inside[offset..offset + count].to_vec();
-                            if bad < count {
-                                units[bad] = special;
-                            }
-                            for out_len in [count / 2, count, count + 40] {
-                                let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
-                                let n = scalar::encode_utf16_linear(&units, &mut b, start, len, delta);
-                                // SAFETY: the CPU has AVX2, as checked.
-                                let got = unsafe { encode_utf16_linear(&units, &mut a, start, len, delta) };
-                                assert_eq!(got, n, "{start:#x} {offset} {count} {bad} {special:#x} {out_len}");
-                                assert_eq!(a[..n], b[..n]);
-                                assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        // SAFETY: the CPU has AVX2, as checked.
+        scalar::tests::encode_utf16_linear_matches_twin(&|src, dst, start, len, delta| unsafe {
+            encode_utf16_linear(src, dst, start, len, delta)
+        });
     }
 
     /// The steps from UTF-8 into a single-byte encoding (see

@@ -175,6 +175,7 @@ macro_rules! sse2_or_portable {
 }
 
 /// `$module::$name` where the cap allows `$tier`, else the portable twin.
+#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
 macro_rules! capped_or {
     ($tier:expr, $module:ident, $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
         // The capped path is called, not inlined, so that the hot loops that inline
@@ -206,8 +207,8 @@ sse2_or_portable! {
     #[neon] fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
     #[neon] fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
     fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize);
-    fn decode_table_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256], start: u8, len: u8, delta: u16) -> usize;
-    fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize;
+    #[neon] fn decode_table_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256], start: u8, len: u8, delta: u16) -> usize;
+    #[neon] fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize;
     fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;
     fn utf16_bytes_replacing_lone_surrogates(src: &[u8], dst: &mut [u16], big_endian: bool) -> (usize, bool);
 }

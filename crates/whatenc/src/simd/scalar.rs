@@ -1335,6 +1335,7 @@ pub(crate) mod tests {
 
     /// An ISA's twins of the ASCII kernels, for [`ascii_kernels_match_twins`]; the
     /// UTF-16-bytes ones where it has them.
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
     pub(crate) struct AsciiKernels<'a> {
         pub(crate) copy_ascii_to_ascii: &'a dyn Fn(&[u8], &mut [u8]) -> usize,
         pub(crate) copy_ascii_to_utf16: &'a dyn Fn(&[u8], &mut [u16]) -> usize,
@@ -1343,7 +1344,20 @@ pub(crate) mod tests {
         pub(crate) utf16_bytes_ascii_to_bytes: Option<Utf16BytesKernel<'a, u8>>,
     }
 
+    /// A twin of [`encode_utf16_linear`].
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+    pub(crate) type LinearEncoder<'a> = &'a dyn Fn(&[u16], &mut [u8], u16, u16, u16) -> usize;
+
+    /// A twin of [`decode_table_to_utf16`].
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+    pub(crate) type TableToUtf16<'a> = &'a dyn Fn(&[u8], &mut [u16], &[u16; 256], u8, u8, u16) -> usize;
+
+    /// A twin of [`decode_table_to_utf8`].
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+    pub(crate) type TableToUtf8<'a> = &'a dyn Fn(&[u8], &mut [u8], &[u32; 256]) -> (usize, usize);
+
     /// A kernel from UTF-16 bytes (and whether big-endian) to units or bytes.
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
     pub(crate) type Utf16BytesKernel<'a, T> = &'a dyn Fn(&[u8], &mut [T], bool) -> usize;
 
     /// The ASCII kernels `kernels` against their scalar twins: every length up to
@@ -1351,6 +1365,7 @@ pub(crate) mod tests {
     /// surrogate) at every fifth position and around the ends and the 16-unit
     /// boundaries, and output buffers shorter and longer than the input; nothing
     /// written more than 16 units past the reported run.
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
     pub(crate) fn ascii_kernels_match_twins(kernels: &AsciiKernels<'_>, starts: usize) {
         const FILL: u8 = 0xEE;
         let base: Vec<u8> = (0..200u8).map(|i| b'a' + i % 26).collect();
@@ -1402,6 +1417,109 @@ pub(crate) mod tests {
                                     assert_eq!(n, utf16_bytes_ascii_to_bytes(src, &mut d, big_endian));
                                     assert_eq!(c[..n], d[..n]);
                                     assert!(c[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// An ISA's twin of [`encode_utf16_linear`] against it: runs of several
+    /// single-byte encodings (with and without a delta), ASCII mixed in, of every
+    /// length to 120 units at 17 alignments, a unit in or out of the run at every
+    /// seventh place and around the ends and the 16-unit boundaries, into outputs
+    /// shorter and longer than the run; nothing written more than 16 bytes past it.
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+    pub(crate) fn encode_utf16_linear_matches_twin(kernel: LinearEncoder<'_>) {
+        const FILL: u8 = 0xEE;
+        let runs =
+            [(0x80u16, 1u16, 0u16), (0xA0, 96, 0), (0x410, 64, 0x350), (0x3A3, 44, 0x2D0), (0xFF00, 0x100, 0xFF00)];
+        for (start, len, delta) in runs {
+            let inside: Vec<u16> =
+                (0..200u16).map(|i| if i % 3 == 0 { 0x20 + i % 90 } else { start + i % len }).collect();
+            for offset in 0..17 {
+                for count in 0..120 {
+                    for bad in (0..=count).filter(|b| b % 7 == 0 || *b + 2 > count || (14..18).contains(&(b % 32))) {
+                        for special in [0x7F, 0x80u16, 0x100, start - 1, start.wrapping_add(len), 0xD800, 0xFFFF] {
+                            let mut units = inside[offset..offset + count].to_vec();
+                            if bad < count {
+                                units[bad] = special;
+                            }
+                            for out_len in [0, count / 2, count, count + 40] {
+                                let (mut a, mut b) = (vec![FILL; out_len], vec![0u8; out_len]);
+                                let n = encode_utf16_linear(&units, &mut b, start, len, delta);
+                                let got = kernel(&units, &mut a, start, len, delta);
+                                assert_eq!(got, n, "{start:#x} {offset} {count} {bad} {special:#x} {out_len}");
+                                assert_eq!(a[..n], b[..n]);
+                                assert!(a[(n + 16).min(out_len)..].iter().all(|&x| x == FILL), "scratch");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// An ISA's twins of the table decoders against theirs: runs of bytes in and out
+    /// of the linear run of several encodings, with a special byte at every fifth
+    /// position and at every alignment, and output buffers of several lengths.
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
+    pub(crate) fn decode_table_matches_twins(to_utf16: TableToUtf16<'_>, to_utf8: Option<TableToUtf8<'_>>) {
+        let runs = [(0x80u8, 1u8, 0u16), (0xA0, 96, 0), (0xC0, 64, 0x350), (0xD3, 44, 0x2D0), (0x80, 128, 0xFF00)];
+        for &(start, len, delta) in &runs {
+            // A table where the run maps linearly, a few bytes are null, and the rest
+            // map to code points of each UTF-8 length.
+            let mut utf16 = [0u16; 256];
+            let mut utf8 = [0u32; 256];
+            for byte in 0..=255u8 {
+                let c = if byte < 0x80 {
+                    byte as u32
+                } else if byte.wrapping_sub(start) < len {
+                    (byte as u16).wrapping_add(delta) as u32
+                } else if byte % 7 == 0 {
+                    0
+                } else {
+                    [0xE9, 0x3B1, 0x20AC, 0x0E01][byte as usize % 4]
+                };
+                utf16[byte as usize] = c as u16;
+                let mut buf = [0u8; 4];
+                let n = char::from_u32(c).map_or(0, |ch| ch.encode_utf8(&mut buf).len());
+                utf8[byte as usize] =
+                    if c == 0 && byte >= 0x80 { 0 } else { u32::from_le_bytes(buf) | (n as u32) << 24 };
+            }
+            let inside: Vec<u8> = (0..120u8)
+                .map(|i| match i % 5 {
+                    0 => 0x20 + i % 64,
+                    1 | 2 => start.wrapping_add(i % len),
+                    _ => b'a' + i % 26,
+                })
+                .collect();
+            for offset in 0..17 {
+                for count in (0..90).step_by(7) {
+                    for bad in (0..=count).step_by(5) {
+                        for special in [0x00, 0x7F, 0x80, 0x85, 0x9F, 0xA0, 0xBF, 0xC0, 0xD2, 0xD3, 0xFE, 0xFF] {
+                            let mut bytes = inside[offset..offset + count].to_vec();
+                            if bad < count {
+                                bytes[bad] = special;
+                                if count > 40 {
+                                    // A dense stretch, so that whole blocks go through the table.
+                                    for b in &mut bytes[count - 20..] {
+                                        *b |= 0x80;
+                                    }
+                                }
+                            }
+                            for out_len in [0, count / 2, count, count + 3, 3 * count + 64] {
+                                let (mut a, mut b) = (vec![0u16; out_len], vec![0u16; out_len]);
+                                let n = to_utf16(&bytes, &mut a, &utf16, start, len, delta);
+                                assert_eq!(n, decode_table_to_utf16(&bytes, &mut b, &utf16, start, len, delta));
+                                assert_eq!(a[..n], b[..n]);
+                                if let Some(to_utf8) = to_utf8 {
+                                    let (mut a, mut b) = (vec![0u8; out_len], vec![0u8; out_len]);
+                                    let (read, written) = to_utf8(&bytes, &mut a, &utf8);
+                                    assert_eq!((read, written), decode_table_to_utf8(&bytes, &mut b, &utf8));
+                                    assert_eq!(a[..written], b[..written]);
                                 }
                             }
                         }

@@ -1393,103 +1393,21 @@ mod tests {
         }
     }
 
-    /// The linear-run encoder matches its twin for runs at the edges of the unit
-    /// range, with the first unit outside the run at every position and alignment.
+    /// The linear-run encoder against its scalar twin (see
+    /// `scalar::tests::encode_utf16_linear_matches_twin`).
     #[test]
     fn encode_utf16_linear_matches_scalar() {
-        let runs =
-            [(0x80u16, 1u16, 0u16), (0xA0, 96, 0), (0x410, 64, 0x350), (0x3A3, 44, 0x2D0), (0xFF00, 0x100, 0xFF00)];
-        let specials = [
-            0x7F, 0x80, 0x9F, 0xA0, 0xFF, 0x100, 0x3A2, 0x3A3, 0x3CE, 0x3CF, 0x40F, 0x410, 0x44F, 0x450, 0xD800, 0xFFFF,
-        ];
-        for &(start, len, delta) in &runs {
-            let inside: alloc::vec::Vec<u16> =
-                (0..40u16).map(|i| if i % 3 == 0 { 0x20 + i } else { start + i % len }).collect();
-            for offset in 0..17 {
-                for count in 0..24 {
-                    for bad in (0..=count).step_by(5) {
-                        for &special in &specials {
-                            let mut units = inside[offset..offset + count].to_vec();
-                            if bad < count {
-                                units[bad] = special;
-                            }
-                            for out_len in [0, count / 2, count, count + 3] {
-                                let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
-                                let n = scalar::encode_utf16_linear(&units, &mut b, start, len, delta);
-                                assert_eq!(super::encode_utf16_linear(&units, &mut a, start, len, delta), n);
-                                // Past the run, the kernel may leave bytes of its last block.
-                                assert_eq!(a[..n], b[..n]);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        scalar::tests::encode_utf16_linear_matches_twin(&super::encode_utf16_linear);
     }
 
-    /// The table decoders match their twins, on runs of bytes in and out of the
-    /// linear run, with a special byte at every position and alignment, and output
-    /// buffers of several lengths.
+    /// The SSE2 table decoders against their twins (see
+    /// `scalar::tests::decode_table_matches_twins`).
     #[test]
     fn decode_table_matches_scalar() {
-        let runs = [(0x80u8, 1u8, 0u16), (0xA0, 96, 0), (0xC0, 64, 0x350), (0xD3, 44, 0x2D0), (0x80, 128, 0xFF00)];
-        for &(start, len, delta) in &runs {
-            // A table where the run maps linearly, a few bytes are null, and the rest
-            // map to code points of each UTF-8 length.
-            let mut utf16 = [0u16; 256];
-            let mut utf8 = [0u32; 256];
-            for byte in 0..=255u8 {
-                let c = if byte < 0x80 {
-                    byte as u32
-                } else if byte.wrapping_sub(start) < len {
-                    (byte as u16).wrapping_add(delta) as u32
-                } else if byte % 7 == 0 {
-                    0
-                } else {
-                    [0xE9, 0x3B1, 0x20AC, 0x0E01][byte as usize % 4]
-                };
-                utf16[byte as usize] = c as u16;
-                let mut buf = [0u8; 4];
-                let n = char::from_u32(c).map_or(0, |ch| ch.encode_utf8(&mut buf).len());
-                utf8[byte as usize] =
-                    if c == 0 && byte >= 0x80 { 0 } else { u32::from_le_bytes(buf) | (n as u32) << 24 };
-            }
-            let inside: alloc::vec::Vec<u8> = (0..120u8)
-                .map(|i| match i % 5 {
-                    0 => 0x20 + i % 64,
-                    1 | 2 => start.wrapping_add(i % len),
-                    _ => b'a' + i % 26,
-                })
-                .collect();
-            for offset in 0..17 {
-                for count in (0..90).step_by(7) {
-                    for bad in (0..=count).step_by(5) {
-                        for special in [0x00, 0x7F, 0x80, 0x85, 0x9F, 0xA0, 0xBF, 0xC0, 0xD2, 0xD3, 0xFE, 0xFF] {
-                            let mut bytes = inside[offset..offset + count].to_vec();
-                            if bad < count {
-                                bytes[bad] = special;
-                                if count > 40 {
-                                    // A dense stretch, so that whole blocks go through the table.
-                                    for b in &mut bytes[count - 20..] {
-                                        *b |= 0x80;
-                                    }
-                                }
-                            }
-                            for out_len in [0, count / 2, count, count + 3, 3 * count + 64] {
-                                let (mut a, mut b) = (alloc::vec![0u16; out_len], alloc::vec![0u16; out_len]);
-                                let n = super::decode_table_to_utf16(&bytes, &mut a, &utf16, start, len, delta);
-                                assert_eq!(n, scalar::decode_table_to_utf16(&bytes, &mut b, &utf16, start, len, delta));
-                                assert_eq!(a[..n], b[..n]);
-                                let (mut a, mut b) = (alloc::vec![0u8; out_len], alloc::vec![0u8; out_len]);
-                                let (read, written) = super::decode_table_to_utf8(&bytes, &mut a, &utf8);
-                                assert_eq!((read, written), scalar::decode_table_to_utf8(&bytes, &mut b, &utf8));
-                                assert_eq!(a[..written], b[..written]);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        scalar::tests::decode_table_matches_twins(
+            &super::decode_table_to_utf16,
+            Some(&|src, dst, table| super::decode_table_to_utf8(src, dst, table)),
+        );
     }
 
     /// The single-byte decoder's kernel switching between its ways of taking a block:
