@@ -6,6 +6,10 @@
  * (WHATENC_BENCH_INSNS, bench/aarch64-insns.sh) marks before and after each
  * implementation's calls, so that the difference is what those calls executed.
  *
+ * With `profile=PATH` too, it writes at exit the instructions executed in each
+ * function (by the symbol of each translation block's first instruction: inlined
+ * code counts in its caller), most first: a profile of the whole run, exact.
+ *
  * Only the few entry points of QEMU's plugin API that this uses are declared here
  * (from QEMU's documented plugin interface, version 1, as in QEMU 7.2): Debian's
  * qemu-user exports them but ships no header.
@@ -17,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MARK 0x7a7a
@@ -26,6 +31,7 @@ struct qemu_plugin_tb;
 typedef struct qemu_info_t qemu_info_t;
 enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
 typedef void (*tb_trans_cb)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+typedef void (*atexit_cb)(qemu_plugin_id_t id, void *userdata);
 typedef void (*syscall_cb)(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num, uint64_t a1, uint64_t a2,
                            uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8);
 
@@ -35,17 +41,97 @@ void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qe
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, tb_trans_cb cb);
 void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id, syscall_cb cb);
 void qemu_plugin_outs(const char *string);
+struct qemu_plugin_insn;
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
+const char *qemu_plugin_insn_symbol(const struct qemu_plugin_insn *insn);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, atexit_cb cb, void *userdata);
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
 /* The guest's instructions so far (the benchmark runs on one thread), and at the
  * last mark. */
 static uint64_t count, at_mark;
-static const char *file;
+static const char *file, *profile;
+
+/* With `profile`: one counter per translation block, each with the symbol of its
+ * first instruction (a block translated again gets another: summed at exit). */
+struct block {
+    uint64_t count, vaddr, insns;
+    const char *symbol;
+    struct block *next;
+};
+static struct block *blocks;
 
 static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     (void)id;
-    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &count, qemu_plugin_tb_n_insns(tb));
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &count, n);
+    if (profile && n > 0) {
+        struct block *b = calloc(1, sizeof *b);
+        if (!b) {
+            return;
+        }
+        struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, 0);
+        const char *symbol = qemu_plugin_insn_symbol(first);
+        b->symbol = symbol ? symbol : "?";
+        b->vaddr = qemu_plugin_insn_vaddr(first);
+        b->insns = n;
+        b->next = blocks;
+        blocks = b;
+        qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->count, n);
+    }
+}
+
+struct total {
+    const char *symbol;
+    uint64_t count;
+};
+
+static int most_first(const void *a, const void *b) {
+    uint64_t x = ((const struct total *)a)->count, y = ((const struct total *)b)->count;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Sums the blocks by symbol (symbols are interned by QEMU: one pointer each). */
+static void write_profile(qemu_plugin_id_t id, void *userdata) {
+    (void)id, (void)userdata;
+    size_t n = 0, cap = 1024;
+    struct total *totals = malloc(cap * sizeof *totals);
+    FILE *out = fopen(profile, "w");
+    if (!totals || !out) {
+        qemu_plugin_outs("insn_count: cannot write the profile\n");
+        return;
+    }
+    for (struct block *b = blocks; b; b = b->next) {
+        size_t i = 0;
+        while (i < n && totals[i].symbol != b->symbol && strcmp(totals[i].symbol, b->symbol) != 0) {
+            i++;
+        }
+        if (i == n) {
+            if (n == cap) {
+                struct total *more = realloc(totals, 2 * cap * sizeof *totals);
+                if (!more) {
+                    break;
+                }
+                totals = more, cap *= 2;
+            }
+            totals[n++] = (struct total){b->symbol, 0};
+        }
+        totals[i].count += b->count;
+    }
+    qsort(totals, n, sizeof *totals, most_first);
+    for (size_t i = 0; i < n && totals[i].count > 0; i++) {
+        fprintf(out, "%" PRIu64 " %s\n", totals[i].count, totals[i].symbol);
+    }
+    /* Then each block that ran (instructions, its address, its length, symbol). */
+    for (struct block *b = blocks; b; b = b->next) {
+        if (b->count > 0) {
+            fprintf(out, "block %" PRIu64 " %#" PRIx64 " %" PRIu64 " %s\n", b->count, b->vaddr, b->insns, b->symbol);
+        }
+    }
+    fclose(out);
+    free(totals);
 }
 
 static void syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
@@ -67,6 +153,8 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     for (int i = 0; i < argc; i++) {
         if (strncmp(argv[i], "out=", 4) == 0) {
             file = argv[i] + 4;
+        } else if (strncmp(argv[i], "profile=", 8) == 0) {
+            profile = argv[i] + 8;
         }
     }
     if (!file) {
@@ -74,5 +162,8 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     }
     qemu_plugin_register_vcpu_tb_trans_cb(id, translated);
     qemu_plugin_register_vcpu_syscall_cb(id, syscall);
+    if (profile) {
+        qemu_plugin_register_atexit_cb(id, write_profile, NULL);
+    }
     return 0;
 }

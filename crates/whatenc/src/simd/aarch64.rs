@@ -30,7 +30,7 @@ use core::arch::aarch64::{
 };
 
 use super::Utf8PrefixPass;
-use super::scalar::Runs;
+use super::scalar::{Runs, TABLE_BLOCK, UTF8_BLOCK_ROOM};
 use super::shuffles::{
     FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, RUN_BITS, RUN_LEADS, RUN_SHAPE, RUN_SHAPE_MASK, RUN_TAILS,
     TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
@@ -589,6 +589,54 @@ pub(crate) fn decode_table_to_utf16(
     pos
 }
 
+/// Twin of [`super::scalar::decode_table_to_utf8`]: its loop, with the ASCII blocks
+/// in a row in vectors ([`ascii_table_blocks`]; the portable loop took some twenty
+/// instructions a block here).
+#[inline]
+pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize) {
+    super::scalar::decode_table_to_utf8_with(src, dst, table, ascii_table_blocks)
+}
+
+/// The ASCII blocks for [`decode_table_to_utf8`] (the contract of
+/// [`super::scalar::decode_table_to_utf8_with`]): the first, then two at a time as
+/// many in a row as the loop would take, then one more if it is ASCII. Called, not
+/// inlined: inlined, the loop of dense blocks around it spilled its registers.
+#[inline(never)]
+fn ascii_table_blocks(src: &[u8], dst: &mut [u8]) -> usize {
+    let blocks = (src.len() / TABLE_BLOCK).min((dst.len() - UTF8_BLOCK_ROOM) / TABLE_BLOCK + 1);
+    let (src, dst) = (&src[..blocks * TABLE_BLOCK], &mut dst[..blocks * TABLE_BLOCK]);
+    dst[..TABLE_BLOCK].copy_from_slice(&src[..TABLE_BLOCK]);
+    let mut n = TABLE_BLOCK;
+    while let (Some(pair), Some(out)) = (src[n..].first_chunk::<32>(), dst[n..].first_chunk_mut::<32>()) {
+        // SAFETY: `pair` holds 32 readable bytes and `out` 32 writable ones; NEON is
+        // aarch64's baseline.
+        let ascii = unsafe {
+            let (a, b) = (vld1q_u8(pair.as_ptr()), vld1q_u8(pair.as_ptr().add(16)));
+            let ascii = vmaxvq_u8(vorrq_u8(a, b)) < 0x80;
+            if ascii {
+                vst1q_u8(out.as_mut_ptr(), a);
+                vst1q_u8(out.as_mut_ptr().add(16), b);
+            }
+            ascii
+        };
+        if !ascii {
+            break;
+        }
+        n += 32;
+    }
+    if let (Some(block), Some(out)) = (src[n..].first_chunk::<16>(), dst[n..].first_chunk_mut::<16>()) {
+        // SAFETY: 16 readable bytes and 16 writable ones.
+        unsafe {
+            let vector = vld1q_u8(block.as_ptr());
+            if vmaxvq_u8(vector) < 0x80 {
+                vst1q_u8(out.as_mut_ptr(), vector);
+                n += 16;
+            }
+        }
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
@@ -630,11 +678,14 @@ mod tests {
         scalar::tests::encode_utf16_linear_matches_twin(&super::encode_utf16_linear);
     }
 
-    /// The table decoder to UTF-16 against its scalar twin (see
+    /// The table decoders against their scalar twins (see
     /// `scalar::tests::decode_table_matches_twins`).
     #[test]
     fn decode_table_to_utf16_matches_scalar_twin() {
-        scalar::tests::decode_table_matches_twins(&super::decode_table_to_utf16, None);
+        scalar::tests::decode_table_matches_twins(
+            &super::decode_table_to_utf16,
+            Some(&|src, dst, table| super::decode_table_to_utf8(src, dst, table)),
+        );
     }
 
     /// `next_window` (`ext`) against the bytes it is made of.

@@ -206,7 +206,7 @@ sse2_or_portable! {
     #[neon] fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize;
     #[neon] fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize;
     #[neon] fn copy_utf16_ascii_to_bytes(src: &[u16], dst: &mut [u8]) -> usize;
-    fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize);
+    #[neon] fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize);
     #[neon] fn decode_table_to_utf16(src: &[u8], dst: &mut [u16], table: &[u16; 256], start: u8, len: u8, delta: u16) -> usize;
     #[neon] fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: u16, delta: u16) -> usize;
     fn utf16_bytes_to_units(src: &[u8], dst: &mut [u16], big_endian: bool) -> usize;

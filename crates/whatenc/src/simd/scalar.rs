@@ -192,6 +192,24 @@ pub(crate) const UTF8_BLOCK_ROOM: usize = 64;
 /// the SSE2 twin leave up to 16 scratch bytes after the output.)
 #[inline]
 pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256]) -> (usize, usize) {
+    decode_table_to_utf8_with(src, dst, table, |src, dst| {
+        dst[..TABLE_BLOCK].copy_from_slice(&src[..TABLE_BLOCK]);
+        TABLE_BLOCK
+    })
+}
+
+/// [`decode_table_to_utf8`] with `ascii_blocks` for the ASCII blocks: given the
+/// input from an ASCII block on (at least 16 bytes) and the output from where it
+/// goes ([`UTF8_BLOCK_ROOM`] bytes of room or more), it copies that block and may
+/// copy the ASCII blocks after it that the loop would take (each with 16 bytes of
+/// input left and that room before it); returns the bytes copied.
+#[inline(always)]
+pub(crate) fn decode_table_to_utf8_with(
+    src: &[u8],
+    dst: &mut [u8],
+    table: &[u32; 256],
+    ascii_blocks: impl Fn(&[u8], &mut [u8]) -> usize,
+) -> (usize, usize) {
     let (mut read, mut written) = (0, 0);
     while let Some(block) = src[read..].first_chunk::<TABLE_BLOCK>() {
         if dst.len() - written < UTF8_BLOCK_ROOM {
@@ -200,9 +218,9 @@ pub(crate) fn decode_table_to_utf8(src: &[u8], dst: &mut [u8], table: &[u32; 256
         let [low, high] = [&block[..8], &block[8..]]
             .map(|half| u64::from_le_bytes(half.try_into().unwrap_or([0; 8])) & 0x8080_8080_8080_8080);
         if low | high == 0 {
-            dst[written..written + TABLE_BLOCK].copy_from_slice(block);
-            read += TABLE_BLOCK;
-            written += TABLE_BLOCK;
+            let n = ascii_blocks(&src[read..], &mut dst[written..]);
+            read += n;
+            written += n;
             continue;
         }
         if low.count_ones() + high.count_ones() >= DENSE_BLOCK {
