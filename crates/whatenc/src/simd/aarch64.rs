@@ -326,6 +326,32 @@ fn three_byte_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usi
 pub(super) struct NeonRuns;
 
 impl Runs for NeonRuns {
+    /// Sixteen bytes a step, two steps, then the rest of the run in bulk, all
+    /// inlined: the portable steps widened eight bytes in part a lane at a time, and
+    /// the bulk call after them was followed by some twenty instructions that loaded
+    /// the loop's constants again (whatenc / encoding_rs in instructions, UTF-8 →
+    /// UTF-16 fr.txt 0.92 → 1.24, pt.txt 0.94 → 1.33, de.txt 1.04 → 1.37).
+    #[inline(always)]
+    fn ascii(self, src: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
+        for _ in 0..2 {
+            let (Some(chunk), Some(out)) =
+                (src[read..].first_chunk::<16>(), dst.get_mut(written..).and_then(|d| d.first_chunk_mut::<16>()))
+            else {
+                return super::scalar::widen_ascii_run(src, dst, read, written);
+            };
+            // SAFETY: `chunk` holds 16 readable bytes; NEON is aarch64's baseline.
+            let vector = unsafe { vld1q_u8(chunk.as_ptr()) };
+            widen(vector, out);
+            let n = first_high(vector);
+            (read, written) = (read + n, written + n);
+            if n < 16 {
+                return (read, written);
+            }
+        }
+        let n = copy_ascii_to_utf16_inline(&src[read..], &mut dst[written..]);
+        (read + n, written + n)
+    }
+
     #[inline(always)]
     fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
         three_byte_run(src, dst, read, written)
@@ -458,6 +484,12 @@ pub(crate) fn copy_ascii_to_ascii(src: &[u8], dst: &mut [u8]) -> usize {
 /// units past the run are written); fewer than 16 left, the scalar twin.
 #[inline]
 pub(crate) fn copy_ascii_to_utf16(src: &[u8], dst: &mut [u16]) -> usize {
+    copy_ascii_to_utf16_inline(src, dst)
+}
+
+/// [`copy_ascii_to_utf16`], always inlined (for the UTF-8 decoder's runs).
+#[inline(always)]
+fn copy_ascii_to_utf16_inline(src: &[u8], dst: &mut [u16]) -> usize {
     let limit = src.len().min(dst.len());
     let (src, dst) = (&src[..limit], &mut dst[..limit]);
     let mut n = 0;

@@ -596,7 +596,7 @@ pub(crate) fn utf16_bytes_ascii_to_bytes(src: &[u8], dst: &mut [u8], big_endian:
 /// letters of other scripts make no call. Returns where the run ends, in both, or
 /// where fewer than eight bytes (or units of room) are left.
 #[inline(always)]
-fn widen_ascii_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
+pub(crate) fn widen_ascii_run(src: &[u8], dst: &mut [u16], mut read: usize, mut written: usize) -> (usize, usize) {
     let mut steps = 0;
     while let Some(chunk) = src[read..].first_chunk::<8>() {
         let Some(out) = dst.get_mut(written..).and_then(|d| d.first_chunk_mut::<8>()) else { break };
@@ -701,7 +701,7 @@ pub(crate) fn utf8_prefix_pass<const HAND_OVER: bool, R: Runs>(
         }
         match lead {
             0x00..=0x7F => {
-                (read, written) = widen_ascii_run(src, dst, read, written);
+                (read, written) = run.ascii(src, dst, read, written);
                 if src.get(read).is_some_and(|&b| b < 0x80) {
                     dst[written] = u16::from(src[read]);
                     read += 1;
@@ -861,6 +861,12 @@ pub(crate) fn three_byte_step_end(
 /// ([`ScalarRuns`]) or vector twins. A trait, so that the runs are inlined into the
 /// loop (a function item passed as `impl Fn` was called instead).
 pub(crate) trait Runs: Copy {
+    /// Widens the ASCII run at `src[read..]` into `dst[written..]`, as
+    /// [`widen_ascii_run`] does; returns where it stopped in each.
+    #[inline(always)]
+    fn ascii(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize) {
+        widen_ascii_run(src, dst, read, written)
+    }
     /// Decodes the run of whole, valid three-byte sequences at `src[read..]` into
     /// `dst[written..]`, as [`three_byte_run`] does; returns where it stopped in each.
     fn three_byte(self, src: &[u8], dst: &mut [u16], read: usize, written: usize) -> (usize, usize);
