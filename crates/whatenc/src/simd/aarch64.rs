@@ -726,7 +726,7 @@ mod tests {
     /// The table decoders against their scalar twins (see
     /// `scalar::tests::decode_table_matches_twins`).
     #[test]
-    fn decode_table_to_utf16_matches_scalar_twin() {
+    fn decode_table_matches_scalar_twin() {
         scalar::tests::decode_table_matches_twins(
             &super::decode_table_to_utf16,
             Some(&|src, dst, table| super::decode_table_to_utf8(src, dst, table)),
