@@ -155,7 +155,8 @@ pub(crate) fn letter_steps_pay() -> bool {
 /// The SSE2 kernels of `x86_64` where the cap allows them, else their portable
 /// twins: one function each, with the twins' signature. Those marked `#[neon]` have
 /// a NEON twin in `aarch64` too, taken there unless the cap is `portable`; the others
-/// run the portable loop on aarch64 (where LLVM makes NEON code of it: see each).
+/// run the portable loop on aarch64 (a copy, and UTF-16 bytes to units, where the
+/// instruction counts of `bench/aarch64-insns.sh` put whatenc ahead of encoding_rs).
 macro_rules! sse2_or_portable {
     ($($(#[$neon:ident])? fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {$(
         #[inline(always)]
