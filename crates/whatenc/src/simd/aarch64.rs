@@ -428,12 +428,17 @@ pub(crate) fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
 #[inline(always)]
 fn first_high(vector: uint8x16_t) -> usize {
     // SAFETY: register-only NEON operations (NEON is aarch64's baseline).
+    first_marked(unsafe { vcltq_s8(vreinterpretq_s8_u8(vector), vdupq_n_s8(0)) })
+}
+
+/// The index of the first byte of `mask` (each 0xFF or 0) that is set; 16 if none.
+#[inline(always)]
+fn first_marked(mask: uint8x16_t) -> usize {
+    // SAFETY: register-only NEON operations (NEON is aarch64's baseline).
     let nibbles = unsafe {
-        // 0xFF where a byte is not ASCII; each 16-bit lane shifted right by four
-        // and narrowed keeps a nibble of each of its two bytes, in order: byte k's
-        // mask in bits 4k to 4k + 3 of the 64-bit result.
-        let high = vcltq_s8(vreinterpretq_s8_u8(vector), vdupq_n_s8(0));
-        vget_lane_u64::<0>(vreinterpret_u64_u8(vshrn_n_u16::<4>(vreinterpretq_u16_u8(high))))
+        // Each 16-bit lane shifted right by four and narrowed keeps a nibble of each
+        // of its two bytes, in order: byte k's mask in bits 4k to 4k + 3.
+        vget_lane_u64::<0>(vreinterpret_u64_u8(vshrn_n_u16::<4>(vreinterpretq_u16_u8(mask))))
     };
     (nibbles.trailing_zeros() / 4) as usize
 }
@@ -535,11 +540,10 @@ fn narrow(units: &[u16; 16]) -> (uint8x16_t, usize) {
         if vmaxvq_u16(vorrq_u16(low, high)) < 0x80 {
             return (bytes, 16);
         }
-        // 0xFF in byte k where unit k is not ASCII, then as `first_high` does.
+        // 0xFF in byte k where unit k is not ASCII.
         let above = vdupq_n_u16(0x7F);
         let wide = vuzp1q_u8(vreinterpretq_u8_u16(vcgtq_u16(low, above)), vreinterpretq_u8_u16(vcgtq_u16(high, above)));
-        let nibbles = vget_lane_u64::<0>(vreinterpret_u64_u8(vshrn_n_u16::<4>(vreinterpretq_u16_u8(wide))));
-        (bytes, (nibbles.trailing_zeros() / 4) as usize)
+        (bytes, first_marked(wide))
     }
 }
 
