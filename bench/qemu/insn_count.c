@@ -8,7 +8,9 @@
  *
  * With `profile=PATH` too, it writes at exit the instructions executed in each
  * function (by the symbol of each translation block's first instruction: inlined
- * code counts in its caller), most first: a profile of the whole run, exact.
+ * code counts in its caller), most first, then in each block: an exact profile of
+ * what ran between the first and second marks, the third and fourth, and so on (the
+ * measured calls, without the benchmark's set-up).
  *
  * Only the few entry points of QEMU's plugin API that this uses are declared here
  * (from QEMU's documented plugin interface, version 1, as in QEMU 7.2): Debian's
@@ -57,11 +59,14 @@ static const char *file, *profile;
 /* With `profile`: one counter per translation block, each with the symbol of its
  * first instruction (a block translated again gets another: summed at exit). */
 struct block {
-    uint64_t count, vaddr, insns;
+    /* All its instructions executed; at the last odd mark; between marks. */
+    uint64_t count, at_start, measured, vaddr, insns;
     const char *symbol;
     struct block *next;
 };
 static struct block *blocks;
+/* The marks so far: after an odd number, the calls being measured run. */
+static uint64_t marks;
 
 static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     (void)id;
@@ -118,7 +123,7 @@ static void write_profile(qemu_plugin_id_t id, void *userdata) {
             }
             totals[n++] = (struct total){b->symbol, 0};
         }
-        totals[i].count += b->count;
+        totals[i].count += b->measured;
     }
     qsort(totals, n, sizeof *totals, most_first);
     for (size_t i = 0; i < n && totals[i].count > 0; i++) {
@@ -126,8 +131,9 @@ static void write_profile(qemu_plugin_id_t id, void *userdata) {
     }
     /* Then each block that ran (instructions, its address, its length, symbol). */
     for (struct block *b = blocks; b; b = b->next) {
-        if (b->count > 0) {
-            fprintf(out, "block %" PRIu64 " %#" PRIx64 " %" PRIu64 " %s\n", b->count, b->vaddr, b->insns, b->symbol);
+        if (b->measured > 0) {
+            fprintf(out, "block %" PRIu64 " %#" PRIx64 " %" PRIu64 " %s\n", b->measured, b->vaddr, b->insns,
+                    b->symbol);
         }
     }
     fclose(out);
@@ -144,6 +150,15 @@ static void syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num, u
             qemu_plugin_outs("insn_count: cannot write the file\n");
         }
         at_mark = count;
+        /* A block translated after the start mark starts at zero, as its `at_start`. */
+        for (struct block *b = blocks; b; b = b->next) {
+            if (marks % 2 == 0) {
+                b->at_start = b->count;
+            } else {
+                b->measured += b->count - b->at_start;
+            }
+        }
+        marks++;
     }
 }
 

@@ -108,7 +108,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     // SAFETY: the caller's precondition; NEON is aarch64's baseline.
     unsafe {
         // The SSSE3 kernel's steps (untimed here).
-        utf8_check::check::<uint8x16_t, COPY, { 2 * DENSE }, { 2 * COPY_STEP }, 4>(Steps, src, dst)
+        utf8_check::check::<uint8x16_t, COPY, { 2 * DENSE }, { 2 * COPY_STEP }, 4, false>(Steps, src, dst)
     }
 }
 

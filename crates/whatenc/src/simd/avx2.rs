@@ -158,7 +158,7 @@ const RUN: usize = 4;
 #[target_feature(enable = "avx2")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     // SAFETY: the caller's precondition, and this function enables AVX2.
-    unsafe { utf8_check::check::<__m256i, COPY, DENSE, COPY_STEP, RUN>(Steps, src, dst) }
+    unsafe { utf8_check::check::<__m256i, COPY, DENSE, COPY_STEP, RUN, true>(Steps, src, dst) }
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their
@@ -750,8 +750,8 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
 mod tests {
     use super::super::scalar;
     use super::super::utf8_check::tests::{
-        around, long_sequences, long_texts, mode_switches, random_inputs, run_texts, same_as_twins, short_sequences,
-        window_edges, with_and_without_the_prefetch,
+        around, long_sequences, long_texts, mode_switches, random_inputs, run_texts, same_as_twins, scattered_letters,
+        short_sequences, window_edges, with_and_without_the_prefetch,
     };
     use super::*;
 
@@ -831,7 +831,8 @@ mod tests {
         mode_switches(same);
     }
 
-    /// The maps of the windows at their edges, and texts of runs of every density.
+    /// The maps of the windows at their edges, texts of runs of every density, and
+    /// text with letters that are not ASCII scattered.
     #[test]
     fn avx2_window_edges_and_run_texts() {
         if !cpu_has() {
@@ -839,6 +840,7 @@ mod tests {
         }
         window_edges(BLOCK, same);
         run_texts(0x2F0B_5C1A_77D3_E129, 600, same);
+        scattered_letters(0x6A09_E667_F3BC_C908, 200, same);
     }
 
     /// The check with the prefetch and without (see `with_and_without_the_prefetch`).

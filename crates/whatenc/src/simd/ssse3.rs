@@ -141,7 +141,7 @@ impl Bytes for __m128i {
 #[target_feature(enable = "ssse3")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     // SAFETY: the caller's precondition, and this function enables SSSE3.
-    unsafe { utf8_check::check::<__m128i, COPY, { 2 * DENSE }, { COPY_STEP }, 4>(Steps, src, dst) }
+    unsafe { utf8_check::check::<__m128i, COPY, { 2 * DENSE }, { COPY_STEP }, 4, true>(Steps, src, dst) }
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their
