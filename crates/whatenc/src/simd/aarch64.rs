@@ -21,12 +21,13 @@
 
 use core::arch::aarch64::{
     uint8x16_t, uint16x8_t, vaddq_u16, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbicq_u8, vbslq_u16,
-    vceqq_u8, vceqq_u16, vcgtq_u16, vcltq_s8, vcltq_u8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8, vdupq_n_u16,
-    vdupq_n_u32, veorq_u8, vextq_u8, vget_high_u8, vget_lane_u64, vget_low_s8, vget_low_u8, vld1q_u8, vld1q_u16,
-    vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_s8, vmovl_high_u8, vmovl_s8, vmovl_u8, vmovn_u32, vorrq_u8,
-    vorrq_u16, vorrq_u32, vqsubq_u8, vqtbl1q_u8, vreinterpret_u64_u8, vreinterpretq_s8_u8, vreinterpretq_u8_s8,
-    vreinterpretq_u8_u16, vreinterpretq_u16_s16, vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshrn_n_u16,
-    vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16, vsubq_u8, vuzp1q_u8, vzip1q_u16, vzip2q_u16,
+    vceqq_u8, vceqq_u16, vcgezq_s8, vcgtq_u16, vcltq_s8, vcltq_u8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8,
+    vdupq_n_u16, vdupq_n_u32, veorq_u8, vextq_u8, vget_high_u8, vget_lane_u64, vget_low_s8, vget_low_u8, vld1q_u8,
+    vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_s8, vmovl_high_u8, vmovl_s8, vmovl_u8, vmovn_u32,
+    vorrq_u8, vorrq_u16, vorrq_u32, vpmaxq_u8, vqsubq_u8, vqtbl1q_u8, vreinterpret_u64_u8, vreinterpretq_s8_u8,
+    vreinterpretq_u8_s8, vreinterpretq_u8_u16, vreinterpretq_u16_s16, vreinterpretq_u16_u8, vreinterpretq_u32_u8,
+    vshlq_n_u16, vshrn_n_u16, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16, vsubq_u8, vuzp1q_u8,
+    vzip1q_u16, vzip2q_u16,
 };
 
 use super::Utf8PrefixPass;
@@ -96,6 +97,30 @@ impl Bytes for uint8x16_t {
     #[inline(always)]
     unsafe fn is_zero(self) -> bool {
         unsafe { vmaxvq_u8(self) == 0 }
+    }
+    const HAS_ASCII_MAP: bool = true;
+    /// Four rounds of pairwise maxima leave each vector's maximum in one byte, in
+    /// order; then one bit a byte, weighted, and summed a half at a time: 22
+    /// instructions for 16 vectors, against 4 a vector (`umaxv`, a move and two
+    /// to place the bit).
+    #[inline(always)]
+    unsafe fn ascii_map(vectors: [Self; 16]) -> u16 {
+        /// Bit `7 - i` for byte `i` of each half.
+        static WEIGHTS: [u8; 16] = [128, 64, 32, 16, 8, 4, 2, 1, 128, 64, 32, 16, 8, 4, 2, 1];
+        unsafe {
+            let mut level = vectors;
+            let mut n = 16;
+            while n > 1 {
+                for i in 0..n / 2 {
+                    level[i] = vpmaxq_u8(level[2 * i], level[2 * i + 1]);
+                }
+                n /= 2;
+            }
+            // 0xFF where the vector is ASCII (its maximum below 0x80).
+            let ascii = vcgezq_s8(vreinterpretq_s8_u8(level[0]));
+            let bits = vandq_u8(ascii, vld1q_u8(WEIGHTS.as_ptr()));
+            u16::from(vaddv_u8(vget_low_u8(bits))) << 8 | u16::from(vaddv_u8(vget_high_u8(bits)))
+        }
     }
 }
 
@@ -742,6 +767,13 @@ mod tests {
     fn next_window_moves_one_byte() {
         // SAFETY: NEON is aarch64's baseline.
         unsafe { super::super::utf8_check::tests::next_window_moves_one_byte::<core::arch::aarch64::uint8x16_t>() }
+    }
+
+    /// `ascii_map` (pairwise maxima) against the bytes.
+    #[test]
+    fn ascii_map_matches_bytes() {
+        // SAFETY: NEON is aarch64's baseline.
+        unsafe { super::super::utf8_check::tests::ascii_map_matches_bytes::<core::arch::aarch64::uint8x16_t>() }
     }
 
     /// Runs of three-byte characters against the scalar twin (see

@@ -561,6 +561,16 @@ pub(super) mod tests {
         unsafe { super::super::utf8_check::tests::next_window_moves_one_byte::<core::arch::x86_64::__m128i>() }
     }
 
+    /// `ascii_map` (the trait's default, a sign-bit test a vector) against the bytes.
+    #[test]
+    fn ascii_map_matches_bytes() {
+        if !cpu_has() {
+            return;
+        }
+        // SAFETY: the CPU has SSSE3 (checked above).
+        unsafe { super::super::utf8_check::tests::ascii_map_matches_bytes::<core::arch::x86_64::__m128i>() }
+    }
+
     /// The check with the prefetch and without (see `with_and_without_the_prefetch`).
     #[test]
     fn ssse3_checks_with_and_without_the_prefetch() {

@@ -62,6 +62,21 @@ pub(super) trait Bytes: Copy {
     }
     /// Whether any byte has its sign bit set (is not ASCII).
     unsafe fn any_high(self) -> bool;
+    /// Whether [`Bytes::ascii_map`] has an instruction sequence of its own, which
+    /// [`map`] then takes for each 16 chunks (NEON: pairwise maxima, against a
+    /// horizontal maximum and a move to a general register a chunk).
+    const HAS_ASCII_MAP: bool = false;
+    /// Bit `15 - i` set where `vectors[i]` has no byte with its sign bit set (the
+    /// order of [`map`]'s bits).
+    #[inline(always)]
+    unsafe fn ascii_map(vectors: [Self; 16]) -> u16 {
+        let mut map = 0;
+        for vector in vectors {
+            // SAFETY: the CPU has the vector's instructions (the trait's contract).
+            map = map << 1 | u16::from(!unsafe { vector.any_high() });
+        }
+        map
+    }
     /// Whether every byte is zero.
     unsafe fn is_zero(self) -> bool;
     /// The index of the first byte that is not zero, `LEN` when none: for placing an
@@ -578,19 +593,16 @@ unsafe fn first_error<V: Bytes, const N: usize>(p: *const u8, out: *mut u8) -> u
 /// to 40 bytes, as Portuguese) it takes one in four of its steps for ASCII, and the
 /// next step loaded and tested its blocks before it checked them (all but a few of
 /// those steps are not ASCII). So one step sampled as ASCII after one that had to be
-/// checked is let pass (`grace`): the next is still one pass; the second in a row
-/// turns to the test first. Pages, whose ASCII steps come in runs, lose one step of a
-/// run. SSSE3 validation, rotating, against simdutf8's SSE4.2 kernel (`AMD EPYC` Zen
+/// checked is let pass: the next is still one pass; the second in a row turns to the
+/// test first ([`ONE_PASS_UNTIL`]). Pages, whose ASCII steps come in runs, lose one
+/// step of a run. SSSE3 validation, rotating, against simdutf8's SSE4.2 kernel (`AMD EPYC` Zen
 /// 5): pt.txt 0.96 → 1.05, fr.txt 1.18 → 1.27, de.txt 1.52 → 1.62; dense text and
 /// pages within the noise (ja.txt 1.23 / 1.22, ru.html 1.64 / 1.66, zh_cn.html 1.65 /
 /// 1.64); AVX2 the same or better (fr.txt 1.45 → 1.51).
 struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool> {
-    /// Whether the last dense step was ASCII (did not have to be checked), or the
-    /// last two one-pass steps were sampled as ASCII (see above).
-    ascii_before: bool,
-    /// Whether the last dense step had to be checked: the next one-pass step
-    /// sampled as ASCII is let pass.
-    grace: bool,
+    /// The dense steps in a row, up to this one, that were ASCII or sampled as
+    /// ASCII (did not have to be checked).
+    ascii_run: usize,
     /// How far ahead the prefetch asks, with `PREFETCH`.
     distance: usize,
     vector: PhantomData<V>,
@@ -624,6 +636,26 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V
                 all = all.or(V::load(p.add(i * V::LEN)));
             }
             !all.any_high()
+        }
+    }
+
+    const MAP16: bool = V::HAS_ASCII_MAP && !PREFETCH;
+
+    #[inline(always)]
+    unsafe fn map16(&self, src: &[u8], pos: usize) -> u16 {
+        // SAFETY: the trait's contract: the 16 chunks at `pos` are inside `src`, and
+        // the CPU has `V`'s instructions (see the struct's doc).
+        unsafe {
+            let p = src.as_ptr().add(pos);
+            let mut chunks = [V::zero(); 16];
+            for (c, chunk) in chunks.iter_mut().enumerate() {
+                let q = p.add(c * CHUNK);
+                *chunk = V::load(q);
+                for i in 1..CHUNK / V::LEN {
+                    *chunk = chunk.or(V::load(q.add(i * V::LEN)));
+                }
+            }
+            V::ascii_map(chunks)
         }
     }
 
@@ -663,28 +695,29 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V
         // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE_STEP` is inside `src`,
         // and the CPU has `V`'s instructions; no copy.
         let checked = unsafe {
-            if !self.ascii_before {
+            if self.ascii_run < ONE_PASS_UNTIL {
+                #[cfg(test)]
+                if self.ascii_run > 0 {
+                    GRACES.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+                }
                 step::<V, DENSE_N, false, true>(base, core::ptr::null_mut(), pos, &mut open)
             } else {
                 step::<V, DENSE_N, false, false>(base, core::ptr::null_mut(), pos, &mut open)
             }
         }
         .ok()?;
-        if self.ascii_before || checked {
-            (self.ascii_before, self.grace) = (!checked, checked);
-        } else if self.grace {
-            #[cfg(test)]
-            GRACES.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-            self.grace = false;
-        } else {
-            self.ascii_before = true;
-        }
+        self.ascii_run = if checked { 0 } else { self.ascii_run + 1 };
         Some((checked, open != 0))
     }
 }
 
-/// The steps let pass by `Kernel`'s grace so far, for the tests to see that they
-/// reach it.
+/// The ASCII dense steps in a row (or sampled as ASCII) after which [`Kernel`]'s
+/// next step tests its blocks before it checks them, rather than one pass: two, so
+/// that one step sampled as ASCII is let pass (see [`Kernel`]).
+const ONE_PASS_UNTIL: usize = 2;
+
+/// The one-pass steps after one sampled as ASCII so far, for the tests to see that
+/// they reach them.
 #[cfg(test)]
 static GRACES: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 
@@ -809,16 +842,10 @@ pub(super) unsafe fn check<
             let (at, ends_open) = unsafe {
                 if prefetch_pays(len) {
                     let distance = check_prefetch_distance();
-                    let mut kernel =
-                        Kernel::<V, DENSE_N, true> { ascii_before: false, grace: false, distance, vector: PhantomData };
+                    let mut kernel = Kernel::<V, DENSE_N, true> { ascii_run: 0, distance, vector: PhantomData };
                     windows(&mut kernel, src, pos, RUN)
                 } else {
-                    let mut kernel = Kernel::<V, DENSE_N, false> {
-                        ascii_before: false,
-                        grace: false,
-                        distance: 0,
-                        vector: PhantomData,
-                    };
+                    let mut kernel = Kernel::<V, DENSE_N, false> { ascii_run: 0, distance: 0, vector: PhantomData };
                     windows(&mut kernel, src, pos, RUN)
                 }
             }
@@ -980,6 +1007,19 @@ pub(super) trait Windowed {
     const SPARSE_STEP: usize;
     /// Whether the [`Self::CHUNK`] bytes at `pos` are all ASCII.
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool;
+    /// Whether the kernel maps 16 chunks at a time ([`Windowed::map16`]).
+    const MAP16: bool = false;
+    /// The map of the 16 chunks at `pos` (bit `15 - c` for chunk `c`, set where it
+    /// is ASCII), where [`Windowed::MAP16`].
+    #[inline(always)]
+    unsafe fn map16(&self, src: &[u8], pos: usize) -> u16 {
+        let mut map = 0;
+        for c in 0..16 {
+            // SAFETY: the caller's precondition.
+            map = map << 1 | u16::from(unsafe { self.chunk_ascii(src, pos + c * Self::CHUNK) });
+        }
+        map
+    }
     /// Whether the two chunks at `pos` are all ASCII.
     #[inline(always)]
     unsafe fn pair_ascii(&self, src: &[u8], pos: usize) -> bool {
@@ -1224,7 +1264,15 @@ unsafe fn sparse_window<K: Windowed>(
 #[inline(always)]
 unsafe fn map<K: Windowed>(kernel: &K, src: &[u8], pos: usize, n: usize) -> u64 {
     let mut ascii = 0u64;
-    for c in 0..n {
+    let mut from = 0;
+    if K::MAP16 {
+        while from + 16 <= n {
+            // SAFETY: the caller's precondition.
+            ascii = ascii << 16 | u64::from(unsafe { kernel.map16(src, pos + from * K::CHUNK) });
+            from += 16;
+        }
+    }
+    for c in from..n {
         // SAFETY: the caller's precondition.
         ascii = ascii + ascii + u64::from(unsafe { kernel.chunk_ascii(src, pos + c * K::CHUNK) });
     }
@@ -1298,6 +1346,35 @@ pub(super) mod tests {
                 this.next_window(next).store(out.as_mut_ptr());
             }
             assert_eq!(out, bytes[1..=V::LEN]);
+        }
+    }
+
+    /// `V::ascii_map` against the bytes: every pattern of ASCII and non-ASCII
+    /// vectors, each non-ASCII one with one byte (of a value from 0x80 to 0xFF, at a
+    /// place that moves) or all of its bytes at or above 0x80.
+    ///
+    /// # Safety
+    /// The CPU must have `V`'s instructions.
+    pub(in super::super) unsafe fn ascii_map_matches_bytes<V: super::Bytes>() {
+        let mut bytes = vec![0u8; 16 * V::LEN];
+        for pattern in 0..=u16::MAX {
+            let p = usize::from(pattern);
+            for (i, vector) in bytes.chunks_exact_mut(V::LEN).enumerate() {
+                for (j, byte) in vector.iter_mut().enumerate() {
+                    *byte = ((i * 7 + j * 3 + p) & 0x7F) as u8;
+                }
+                if pattern >> (15 - i) & 1 == 0 {
+                    if p % 17 == 0 {
+                        vector.iter_mut().for_each(|byte| *byte |= 0x80);
+                    } else {
+                        vector[(p + i) % V::LEN] = 0x80 | (p >> 3) as u8;
+                    }
+                }
+            }
+            // SAFETY: `bytes` holds the 16 vectors; the CPU has `V`'s instructions
+            // (the caller's precondition).
+            let map = unsafe { V::ascii_map(core::array::from_fn(|i| V::load(bytes.as_ptr().add(i * V::LEN)))) };
+            assert_eq!(map, pattern, "{bytes:02X?}");
         }
     }
 
@@ -1569,7 +1646,7 @@ pub(super) mod tests {
 
     /// Text whose letters that are not ASCII are few but everywhere (one every 8 to
     /// 80 bytes, as Portuguese: most steps are not ASCII, but a sample of a step may
-    /// be, which the dense mode's `grace` lets pass once, see `Kernel`), starting
+    /// be, which the dense mode lets pass once, see `Kernel`), starting
     /// with such a letter or with ASCII, whole, cut at a random length, and with one
     /// byte replaced (by a continuation byte, a lead byte, or ASCII, which cuts a
     /// character) at random positions and at every position of one stretch, through
