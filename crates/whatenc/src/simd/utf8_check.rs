@@ -723,6 +723,9 @@ const ONE_PASS_UNTIL: usize = 2;
 /// they reach them.
 #[cfg(test)]
 static GRACES: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+/// The same for the fused copy with `COPY_GRACE` (see [`check`]).
+#[cfg(test)]
+static COPY_GRACES: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 
 /// The steps of [`check`], in blocks of `V::LEN` bytes: the dense mode's and the
 /// fused copy's, and the ASCII dense steps in a row that switch back to the windows
@@ -807,6 +810,8 @@ pub(super) unsafe fn check<
             if checked {
                 run + 1
             } else if COPY_GRACE && run > ALWAYS_AFTER {
+                #[cfg(test)]
+                COPY_GRACES.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
                 ALWAYS_AFTER
             } else {
                 0
@@ -1657,6 +1662,7 @@ pub(super) mod tests {
     pub(in super::super) fn scattered_letters(seed: u64, cases: usize, same: fn(&[u8], bool)) {
         use core::sync::atomic::Ordering::Relaxed;
         let graces = super::GRACES.load(Relaxed);
+        let copy_graces = super::COPY_GRACES.load(Relaxed);
         let mut rng = Rng(seed);
         for case in 0..cases {
             let len = 1000 + rng.below(20_000);
@@ -1689,6 +1695,11 @@ pub(super) mod tests {
         // The cases reach the grace (the count only grows: another test's steps may
         // add to it, never take from it).
         assert!(super::GRACES.load(Relaxed) > graces, "no step was let pass");
+        // And the fused copy's, where it has them (not NEON's).
+        #[cfg(target_arch = "x86_64")]
+        assert!(super::COPY_GRACES.load(Relaxed) > copy_graces, "no step of the copy was let pass");
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = copy_graces;
     }
 
     /// Long random texts with one error anywhere, and ASCII with one character at
