@@ -1111,7 +1111,12 @@ pub(super) unsafe fn windows<K: Windowed>(
     let open = &mut open;
     let mut chunks = FIRST_WINDOW;
     // The first chunk guesses the text: ASCII (English, markup) starts sparse, other
-    // text dense; the windows after correct it.
+    // text dense; the windows after correct it. On aarch64 every call starts with
+    // maps: the dense mode, once in, stays in text whose 256-byte steps all have a
+    // letter that is not ASCII though 40% of its chunks are ASCII (German), and
+    // checks those too. Under qemu-user, de.txt validated in 14% fewer instructions
+    // (853 → 990 bytes a thousand), pages 1–5% fewer, dense text up to 1% more
+    // (ko.txt 758 → 749: two windows of maps before the dense mode).
     // SAFETY: the chunk is inside `src` when a chunk is left (else no mode runs); the
     // CPU has the kernel's instructions.
     // Where the sparse mode does not pay, maps instead.
@@ -1120,6 +1125,7 @@ pub(super) unsafe fn windows<K: Windowed>(
     let mut mode = match (ascii_start, sparse) {
         (true, true) => Mode::Sparse,
         (true, false) => Mode::Map,
+        (false, _) if cfg!(target_arch = "aarch64") => Mode::Map,
         (false, _) => Mode::Dense,
     };
     // The window mapped and not yet checked: where it starts, its chunks, its map.
