@@ -1059,7 +1059,7 @@ pub(super) fn ends_inside(src: &[u8], pos: usize) -> bool {
 /// modes ([`Mode`]), each window's mode chosen from the share of chunks that the
 /// window before it had to check (the first's from whether its first chunk is ASCII:
 /// sparse if so, dense if not; AVX-512 dense text 1–3% faster than starting with
-/// maps):
+/// maps; on aarch64, maps either way: see the body):
 ///
 /// - *map* (text mixed with markup, as most pages): every chunk of the window is
 ///   read, with no branch, into a map of the chunks that are not ASCII; then only
