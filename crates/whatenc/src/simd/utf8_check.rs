@@ -1059,7 +1059,7 @@ pub(super) fn ends_inside(src: &[u8], pos: usize) -> bool {
 /// modes ([`Mode`]), each window's mode chosen from the share of chunks that the
 /// window before it had to check (the first's from whether its first chunk is ASCII:
 /// sparse if so, dense if not; AVX-512 dense text 1–3% faster than starting with
-/// maps; on aarch64, maps either way: see the body):
+/// maps; on aarch64, maps either way in calls of 4 KiB or more: see the body):
 ///
 /// - *map* (text mixed with markup, as most pages): every chunk of the window is
 ///   read, with no branch, into a map of the chunks that are not ASCII; then only
@@ -1111,12 +1111,15 @@ pub(super) unsafe fn windows<K: Windowed>(
     let open = &mut open;
     let mut chunks = FIRST_WINDOW;
     // The first chunk guesses the text: ASCII (English, markup) starts sparse, other
-    // text dense; the windows after correct it. On aarch64 every call starts with
-    // maps: the dense mode, once in, stays in text whose 256-byte steps all have a
-    // letter that is not ASCII though 40% of its chunks are ASCII (German), and
-    // checks those too. Under qemu-user, de.txt validated in 14% fewer instructions
-    // (853 → 990 bytes a thousand), pages 1–5% fewer, dense text up to 1% more
-    // (ko.txt 758 → 749: two windows of maps before the dense mode).
+    // text dense; the windows after correct it. On aarch64 a call of 4 KiB or more
+    // ([`MAPS_FIRST_FROM`]) starts with maps either way: the dense mode, once in,
+    // stays in text whose 256-byte steps all have a letter that is not ASCII though
+    // 40% of its chunks are ASCII (German), and checks those too. Under qemu-user,
+    // de.txt validated in 14% fewer instructions (853 → 990 bytes a thousand), pages
+    // 1–5% fewer, dense text up to 1% more (ko.txt 758 → 749: two windows of maps
+    // before the dense mode). Shorter calls start dense: from 2 KiB, the pieces
+    // between the errors of pages with stray bytes → UTF-16 took 4–8% more (ru.html
+    // 178 → 165).
     // SAFETY: the chunk is inside `src` when a chunk is left (else no mode runs); the
     // CPU has the kernel's instructions.
     // Where the sparse mode does not pay, maps instead.
@@ -1125,7 +1128,7 @@ pub(super) unsafe fn windows<K: Windowed>(
     let mut mode = match (ascii_start, sparse) {
         (true, true) => Mode::Sparse,
         (true, false) => Mode::Map,
-        (false, _) if cfg!(target_arch = "aarch64") => Mode::Map,
+        (false, _) if cfg!(target_arch = "aarch64") && len - pos >= MAPS_FIRST_FROM => Mode::Map,
         (false, _) => Mode::Dense,
     };
     // The window mapped and not yet checked: where it starts, its chunks, its map.
@@ -1193,6 +1196,11 @@ pub(super) unsafe fn windows<K: Windowed>(
         }
     }
 }
+
+/// The bytes from which a call on aarch64 starts with maps when its first chunk is
+/// not ASCII (see [`windows`]); a shorter one, as the pieces between the errors of
+/// text with stray bytes, starts dense.
+const MAPS_FIRST_FROM: usize = 4096;
 
 /// How [`windows`] reads the next window.
 #[derive(Clone, Copy, PartialEq, Eq)]
