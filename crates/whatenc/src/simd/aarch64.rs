@@ -133,7 +133,7 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
     // SAFETY: the caller's precondition; NEON is aarch64's baseline.
     unsafe {
         // The SSSE3 kernel's steps (untimed here).
-        utf8_check::check::<uint8x16_t, COPY, { 2 * DENSE }, { 2 * COPY_STEP }, 4, false>(Steps, src, dst)
+        utf8_check::check::<uint8x16_t, COPY, { 2 * DENSE }, { 2 * COPY_STEP }, 4, false, true>(Steps, src, dst)
     }
 }
 
@@ -714,7 +714,7 @@ fn ascii_table_blocks(src: &[u8], dst: &mut [u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
-    use super::super::utf8_check::tests::{same_as_twins, sixteen_byte_checks};
+    use super::super::utf8_check::tests::{copy_through_windows, same_as_twins, sixteen_byte_checks};
 
     /// Compares the UTF-8 check's kernels with their twins on `bytes` (the fused copy
     /// too when `copy`).
@@ -729,6 +729,13 @@ mod tests {
     #[test]
     fn neon_check_matches_twins() {
         sixteen_byte_checks(same, THOROUGH);
+    }
+
+    /// The fused copy's windows (from `WINDOWS_FROM`), from 128 bytes too (see
+    /// `copy_through_windows`).
+    #[test]
+    fn neon_copy_through_windows_matches_twins() {
+        copy_through_windows(same);
     }
 
     /// The NEON ASCII kernels against their scalar twins (see

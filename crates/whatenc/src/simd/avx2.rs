@@ -158,7 +158,7 @@ const RUN: usize = 4;
 #[target_feature(enable = "avx2")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     // SAFETY: the caller's precondition, and this function enables AVX2.
-    unsafe { utf8_check::check::<__m256i, COPY, DENSE, COPY_STEP, RUN, true>(Steps, src, dst) }
+    unsafe { utf8_check::check::<__m256i, COPY, DENSE, COPY_STEP, RUN, true, false>(Steps, src, dst) }
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their

@@ -141,12 +141,24 @@ impl Bytes for __m128i {
 #[target_feature(enable = "ssse3")]
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     // SAFETY: the caller's precondition, and this function enables SSSE3.
-    unsafe { utf8_check::check::<__m128i, COPY, { 2 * DENSE }, { COPY_STEP }, 4, true>(Steps, src, dst) }
+    unsafe { utf8_check::check::<__m128i, COPY, { 2 * DENSE }, { COPY_STEP }, 4, true, false>(Steps, src, dst) }
 }
 
 /// The check, alone and fused with the copy, and what is made of them; their
 /// methods need the CPU to have SSSE3 ([`cpu_has()`]).
 pub(super) const CHECKS: Checks = Checks { alone: check::<false>, copying: check::<true> };
+
+/// The check with NEON's copy through the windows (`COPY_WINDOWS`), for the tests
+/// to run that generic code natively too (NEON's runs under qemu-user).
+///
+/// # Safety
+/// As [`check`]'s.
+#[cfg(test)]
+#[target_feature(enable = "ssse3")]
+unsafe fn check_through_windows<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
+    // SAFETY: the caller's precondition, and this function enables SSSE3.
+    unsafe { utf8_check::check::<__m128i, COPY, { 2 * DENSE }, { COPY_STEP }, 4, true, true>(Steps, src, dst) }
+}
 
 /// Twin of [`super::scalar::utf8_to_utf16`]: transcodes valid UTF-8 to UTF-16; the
 /// caller guarantees `dst.len() >= s.len()`. Returns the units written.
@@ -525,7 +537,10 @@ impl Runs for Ssse3Runs {
 #[cfg(test)]
 pub(super) mod tests {
     use super::super::scalar;
-    use super::super::utf8_check::tests::{same_as_twins, sixteen_byte_checks, with_and_without_the_prefetch};
+    use super::super::utf8_check::Checks;
+    use super::super::utf8_check::tests::{
+        copy_through_windows, same_as_twins, sixteen_byte_checks, with_and_without_the_prefetch,
+    };
     use super::{CHECKS, cpu_has};
     use alloc::string::String;
     use alloc::vec;
@@ -539,6 +554,23 @@ pub(super) mod tests {
 
     /// All of `sixteen_byte_checks`' cases, or the lighter set.
     const THOROUGH: bool = true;
+
+    /// The same for the copy through the windows.
+    fn same_through_windows(bytes: &[u8], copy: bool) {
+        assert!(cpu_has(), "the callers check the CPU first");
+        let checks = Checks { alone: super::check::<false>, copying: super::check_through_windows::<true> };
+        same_as_twins(bytes, copy, &checks);
+    }
+
+    /// The copy through the windows, which NEON's kernel takes, against its twins
+    /// (see `copy_through_windows`).
+    #[test]
+    fn ssse3_copy_through_windows_matches_twins() {
+        if !cpu_has() {
+            return;
+        }
+        copy_through_windows(same_through_windows);
+    }
 
     /// The UTF-8 check against its twins (see `sixteen_byte_checks`), run natively.
     #[test]

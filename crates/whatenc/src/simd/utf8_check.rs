@@ -173,6 +173,31 @@ pub(super) const COPY_STEP: usize = 4;
 /// that went through the stack; stored in pairs, ja.txt takes 6.1 µs: see [`step`].)
 const ALWAYS_AFTER: u32 = 3;
 
+/// With `COPY_WINDOWS` (see [`Steps`]), the bytes of a call that the fused copy's
+/// steps take before the rest goes to [`copy_windows`]: the steps stop within a
+/// piece of text between two errors (text with stray bytes: an error every
+/// thousand bytes), where [`windows`] would map, and check, past the error (under
+/// qemu-user, pages with stray bytes → `String` took twice the instructions).
+const WINDOWS_FROM: usize = 4096;
+
+/// [`WINDOWS_FROM`], or what a test set in its place.
+#[inline(always)]
+fn windows_from() -> usize {
+    #[cfg(test)]
+    return TEST_WINDOWS_FROM.load(core::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(test))]
+    WINDOWS_FROM
+}
+
+/// What [`windows_from`] returns in tests, so that short inputs reach
+/// [`copy_windows`] too.
+#[cfg(test)]
+static TEST_WINDOWS_FROM: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(WINDOWS_FROM);
+
+/// The errors that [`copy_windows`] placed, for the tests to see that they reach it.
+#[cfg(test)]
+static COPY_WINDOWS_ERRORS: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
 /// Asks for the cache lines `distance` bytes ahead of `pos` in `src` (x86_64's
 /// `prefetch_ahead`); on aarch64, nothing (its prefetch intrinsic is not stable).
 #[inline(always)]
@@ -602,7 +627,9 @@ unsafe fn first_error<V: Bytes, const N: usize>(p: *const u8, out: *mut u8) -> u
 /// 5): pt.txt 0.96 → 1.05, fr.txt 1.18 → 1.27, de.txt 1.52 → 1.62; dense text and
 /// pages within the noise (ja.txt 1.23 / 1.22, ru.html 1.64 / 1.66, zh_cn.html 1.65 /
 /// 1.64); AVX2 the same or better (fr.txt 1.45 → 1.51).
-struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool> {
+struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> {
+    /// Where the text is copied to, with `COPY` (room for all of it).
+    dst: *mut u8,
     /// The dense steps in a row, up to this one, that were ASCII or sampled as
     /// ASCII (did not have to be checked).
     ascii_run: usize,
@@ -611,7 +638,9 @@ struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool> {
     vector: PhantomData<V>,
 }
 
-impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V, DENSE_N, PREFETCH> {
+impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Windowed
+    for Kernel<V, DENSE_N, PREFETCH, COPY>
+{
     type Errors = V;
     const CHUNK: usize = CHUNK;
     const DENSE_STEP: usize = DENSE_N * V::LEN;
@@ -696,21 +725,30 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool> Windowed for Kernel<V
         }
         let (base, mut open) = (src.as_ptr(), u32::from(open));
         // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE_STEP` is inside `src`,
-        // and the CPU has `V`'s instructions; no copy.
+        // and the CPU has `V`'s instructions; with `COPY`, `dst` has room for `src`.
         let checked = unsafe {
             if self.ascii_run < ONE_PASS_UNTIL {
                 #[cfg(test)]
                 if self.ascii_run > 0 {
                     GRACES.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
                 }
-                step::<V, DENSE_N, false, true>(base, core::ptr::null_mut(), pos, &mut open)
+                step::<V, DENSE_N, COPY, true>(base, self.dst, pos, &mut open)
             } else {
-                step::<V, DENSE_N, false, false>(base, core::ptr::null_mut(), pos, &mut open)
+                step::<V, DENSE_N, COPY, false>(base, self.dst, pos, &mut open)
             }
         }
         .ok()?;
         self.ascii_run = if checked { 0 } else { self.ascii_run + 1 };
         Some((checked, open != 0))
+    }
+
+    #[inline(always)]
+    unsafe fn checked(&self, src: &[u8], from: usize, to: usize) {
+        if COPY {
+            // SAFETY: the trait's contract: `from .. to` is inside `src`; `dst` has
+            // room for `src` and does not overlap it (see [`check`]).
+            unsafe { core::ptr::copy_nonoverlapping(src.as_ptr().add(from), self.dst.add(from), to - from) };
+        }
     }
 }
 
@@ -730,8 +768,17 @@ static COPY_GRACES: core::sync::atomic::AtomicUsize = core::sync::atomic::Atomic
 /// The steps of [`check`], in blocks of `V::LEN` bytes: the dense mode's and the
 /// fused copy's, and the ASCII dense steps in a row that switch back to the windows
 /// (see [`windows`]); with `COPY_GRACE`, the fused copy lets one one-pass step
-/// sampled as ASCII pass, as the check alone does (see [`Kernel`]).
-pub(super) struct Steps<const DENSE_N: usize, const COPY_N: usize, const RUN: usize, const COPY_GRACE: bool>;
+/// sampled as ASCII pass, as the check alone does (see [`Kernel`]); with
+/// `COPY_WINDOWS`, the fused copy's steps stop at [`WINDOWS_FROM`] bytes and the
+/// rest goes through [`windows`] as the check alone's does, each window copied once
+/// checked ([`copy_windows`]).
+pub(super) struct Steps<
+    const DENSE_N: usize,
+    const COPY_N: usize,
+    const RUN: usize,
+    const COPY_GRACE: bool,
+    const COPY_WINDOWS: bool,
+>;
 
 /// Checks `src`, copying it to `dst` as it goes when `COPY` (`dst` then has room for
 /// `src.len()` bytes), with the steps `DENSE_N` and `COPY_N` blocks long and `RUN`
@@ -751,8 +798,9 @@ pub(super) unsafe fn check<
     const COPY_N: usize,
     const RUN: usize,
     const COPY_GRACE: bool,
+    const COPY_WINDOWS: bool,
 >(
-    _steps: Steps<DENSE_N, COPY_N, RUN, COPY_GRACE>,
+    _steps: Steps<DENSE_N, COPY_N, RUN, COPY_GRACE, COPY_WINDOWS>,
     src: &[u8],
     dst: *mut u8,
 ) -> Result<(), usize> {
@@ -788,8 +836,15 @@ pub(super) unsafe fn check<
             }
         }
         pos = block;
-        // With the copy, no windows: it measured no faster in two modes of steps,
-        // nor as windows over slices each then copied (BENCHMARKS.md, session 20).
+        // With the copy, no windows on x86: it measured no faster in two modes of
+        // steps, nor as windows over slices each then copied (BENCHMARKS.md, session
+        // 20). NEON's take them after `WINDOWS_FROM` (`COPY_WINDOWS`): the steps below
+        // check or sample every chunk, where the maps pass over an ASCII chunk in a
+        // few instructions. Under qemu-user, UTF-8 → `String`, bytes a thousand
+        // instructions: de.html 1,152 → 1,536, fr.html 1,034 → 1,355, ja.html 785 →
+        // 880, ru.html 800 → 932, de.txt 775 → 875, en.txt 2,754 → 2,878; dense text
+        // 1–3% less (ar.txt 732 → 709, ko.txt 730 → 706), where the windows' dense
+        // steps take a few more instructions a step than these.
         // Steps of `COPY_N` blocks, and the one-pass steps as long as the dense steps
         // of the check alone (see `ALWAYS_AFTER`).
         // A call whose first block is not ASCII starts in the one-pass steps: a call
@@ -817,8 +872,10 @@ pub(super) unsafe fn check<
                 0
             }
         };
-        while COPY && pos + COPY_N * block <= len {
-            if checked_run >= ALWAYS_AFTER && pos + DENSE_N * block <= len {
+        // With `COPY_WINDOWS`, the steps stop at `WINDOWS_FROM`, then the windows.
+        let steps_end = if COPY_WINDOWS { len.min(windows_from()) } else { len };
+        while COPY && pos + COPY_N * block <= steps_end {
+            if checked_run >= ALWAYS_AFTER && pos + DENSE_N * block <= steps_end {
                 // One pass, as long as the check's dense steps. A branch of its own,
                 // not the steps below with a step length chosen at run time: that
                 // made the prefetch a loop, and English took 30% longer (en.txt 5.0
@@ -844,16 +901,33 @@ pub(super) unsafe fn check<
             checked_run = next_run(checked_run, checked);
             pos += COPY_N * block;
         }
+        // Where the steps stopped at `WINDOWS_FROM` rather than the end.
+        if COPY && COPY_WINDOWS && pos + COPY_N * block <= len {
+            // SAFETY: `pos >= LEN >= 3`; the CPU has `V`'s instructions; `dst` has room
+            // for `src` and does not overlap it (the caller's precondition).
+            let (at, ends_open) = unsafe { copy_windows::<V, DENSE_N, RUN>(src, dst, pos) }?;
+            (pos, open) = (at, u32::from(ends_open));
+        }
         if !COPY {
             // SAFETY: `pos >= LEN >= 3`; the CPU has `V`'s instructions (the caller's
             // precondition), which the kernels need.
             let (at, ends_open) = unsafe {
                 if prefetch_pays(len) {
                     let distance = check_prefetch_distance();
-                    let mut kernel = Kernel::<V, DENSE_N, true> { ascii_run: 0, distance, vector: PhantomData };
+                    let mut kernel = Kernel::<V, DENSE_N, true, false> {
+                        dst: core::ptr::null_mut(),
+                        ascii_run: 0,
+                        distance,
+                        vector: PhantomData,
+                    };
                     windows(&mut kernel, src, pos, RUN)
                 } else {
-                    let mut kernel = Kernel::<V, DENSE_N, false> { ascii_run: 0, distance: 0, vector: PhantomData };
+                    let mut kernel = Kernel::<V, DENSE_N, false, false> {
+                        dst: core::ptr::null_mut(),
+                        ascii_run: 0,
+                        distance: 0,
+                        vector: PhantomData,
+                    };
                     windows(&mut kernel, src, pos, RUN)
                 }
             }
@@ -906,6 +980,39 @@ pub(super) unsafe fn check<
         return Err(len);
     }
     Ok(())
+}
+
+/// The copy of [`check`] from `pos` on with `COPY_WINDOWS`: [`windows`], each window
+/// copied once checked (from L1), each dense step checked and stored in one pass;
+/// returns where it stopped and whether a sequence is left open there, or `Err(at)`
+/// as [`check`] (`src[..at]` copied). Not inlined into NEON's [`check`] (its one
+/// user but the tests): its registers there took the steps before it 2–4% more
+/// instructions under qemu-user (text with stray bytes). Elsewhere inlined, into
+/// the `#[target_feature]` function that has the ISA.
+///
+/// # Safety
+/// `pos >= 3`; the CPU must have `V`'s instructions; `dst` must have room for
+/// `src.len()` bytes and not overlap `src`.
+#[cfg_attr(target_arch = "aarch64", inline(never))]
+#[cfg_attr(not(target_arch = "aarch64"), inline(always))]
+unsafe fn copy_windows<V: Bytes, const DENSE_N: usize, const RUN: usize>(
+    src: &[u8],
+    dst: *mut u8,
+    pos: usize,
+) -> Result<(usize, bool), usize> {
+    let mut kernel = Kernel::<V, DENSE_N, false, true> { dst, ascii_run: 0, distance: 0, vector: PhantomData };
+    // SAFETY: the caller's precondition.
+    unsafe { windows(&mut kernel, src, pos, RUN) }.map_err(|at| {
+        // SAFETY: `at >= pos >= 3`; the CPU has `V`'s instructions.
+        let valid = unsafe { error_after::<V>(src, at) };
+        // `src[..at]` is copied; the rest up to the error here.
+        // SAFETY: `at <= valid <= src.len()`; `dst` has room for `src` and does not
+        // overlap it.
+        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr().add(at), dst.add(at), valid - at) };
+        #[cfg(test)]
+        COPY_WINDOWS_ERRORS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+        valid
+    })
 }
 
 /// One ISA's check without and with the copy (its `check::<false>` and
@@ -1046,6 +1153,13 @@ pub(super) trait Windowed {
     /// when it shows an error; otherwise whether it had to be checked (was not ASCII
     /// after a closed sequence), and whether a sequence may be left open after it.
     unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)>;
+    /// Called with the bytes `from .. to` of a window once its chunks are checked
+    /// (a dense step does its own): the copy of [`check`]'s windows, where it has
+    /// them; by default nothing.
+    #[inline(always)]
+    unsafe fn checked(&self, src: &[u8], from: usize, to: usize) {
+        let _ = (src, from, to);
+    }
 }
 
 /// Whether the valid UTF-8 before `pos` (`pos >= 3`) ends inside a sequence.
@@ -1151,13 +1265,18 @@ pub(super) unsafe fn windows<K: Windowed>(
                 if let Some((start, n, ascii)) = pending {
                     // SAFETY: as above, and `start >= 3`.
                     mode = unsafe { check_window(kernel, src, start, n, ascii, open, sparse) }?;
+                    // SAFETY: the window is inside `src`.
+                    unsafe { kernel.checked(src, start, start + n * K::CHUNK) };
                 }
                 pending = next;
                 if mode != Mode::Map
                     && let Some((start, n, ascii)) = pending.take()
                 {
                     // SAFETY: as above.
-                    unsafe { check_window(kernel, src, start, n, ascii, open, sparse) }?;
+                    unsafe {
+                        check_window(kernel, src, start, n, ascii, open, sparse)?;
+                        kernel.checked(src, start, start + n * K::CHUNK);
+                    }
                 }
                 if n == 0 && pending.is_none() {
                     return Ok((pos, *open));
@@ -1169,6 +1288,8 @@ pub(super) unsafe fn windows<K: Windowed>(
                 }
                 // SAFETY: as above.
                 let other = unsafe { sparse_window(kernel, src, pos, n, open) }?;
+                // SAFETY: the window is inside `src`.
+                unsafe { kernel.checked(src, pos, pos + n * K::CHUNK) };
                 pos += n * K::CHUNK;
                 chunks = (2 * chunks).min(64);
                 mode = mode.after(other, n, sparse, kernel.dense_at());
@@ -1776,6 +1897,30 @@ pub(super) mod tests {
         window_edges(16, same);
         run_texts(0x9E6C_63D0_676A_9A99, if thorough { 400 } else { 100 }, same);
         scattered_letters(0x3C6E_F372_FE94_F82B, if thorough { 200 } else { 40 }, same);
+    }
+
+    /// The copy through the windows (a kernel whose `Steps` have `COPY_WINDOWS`):
+    /// most of [`sixteen_byte_checks`]' lighter set with the windows from 128 bytes on, so
+    /// that errors at every offset meet them; then the long texts from
+    /// [`super::WINDOWS_FROM`] as built. Asserts that the windows placed errors.
+    pub(in super::super) fn copy_through_windows(same: fn(&[u8], bool)) {
+        use core::sync::atomic::Ordering::Relaxed;
+        let errors = super::COPY_WINDOWS_ERRORS.load(Relaxed);
+        super::TEST_WINDOWS_FROM.store(128, Relaxed);
+        // The lighter set (but the scattered letters, which assert that the fused
+        // steps let a step pass: these stop at 128 bytes).
+        let offsets = (0..=3).chain(13..=19).chain(around(&[48, 144, 272, 400], 1));
+        short_sequences(offsets, 19, &[16, 35, 170], same);
+        long_sequences(&[14, 143], 16, 64, same);
+        random_inputs(0x2545_F491_4F6C_DD1D, 100_000, 300, same);
+        long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
+        mode_switches(same);
+        window_edges(16, same);
+        run_texts(0x9E6C_63D0_676A_9A99, 100, same);
+        super::TEST_WINDOWS_FROM.store(super::WINDOWS_FROM, Relaxed);
+        long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
+        run_texts(0x51E7_0A4D_2B1C_9F03, 100, same);
+        assert!(super::COPY_WINDOWS_ERRORS.load(Relaxed) > errors, "the windows of the copy placed no error");
     }
 
     /// The mode switches and random text through `same`, with the prefetch and
