@@ -127,10 +127,20 @@ pub(super) const KINDS: [(u8, u16, u16, u16); 8] = [
 /// without a branch between them.
 pub(super) const DENSE: usize = 8;
 /// Bytes per bit of a window's map of the chunks that are not ASCII (see
-/// [`windows`]), for the kernels of this module.
-const CHUNK: usize = 64;
+/// [`windows`]), for the kernels of this module: 64 on x86, 32 on aarch64, whose
+/// maps take 16 chunks at a time ([`Bytes::ascii_map`]), so that a chunk costs two
+/// loads and an OR more than a bit. Text whose letters that are not ASCII are few
+/// but everywhere (German, Portuguese) has more chunks of 32 bytes all ASCII than of
+/// 64, which the maps pass over. Under qemu-user, validation, bytes a thousand
+/// instructions: de.txt 989 → 1,268, pt.txt 773 → 887, fr.txt 764 → 793, de.html
+/// 1,948 → 2,303, ja.html 1,012 → 1,106, ru.html 1,048 → 1,083; en.txt 4,822 →
+/// 4,445 (a map costs more a byte), dense text the same (ko.txt 749 → 746). Chunks
+/// of 16 bytes went further on Latin text (de.txt 1,518) but back on pages of other
+/// scripts (ru.html 972, ja.html 1,018: a check a block, with the loop's
+/// bookkeeping each).
+const CHUNK: usize = if cfg!(target_arch = "aarch64") { 32 } else { 64 };
 /// Chunks in the first window of a call; each next window has twice as many, up to
-/// 64 (4 KiB), so that a call that stops at an error early (each error of malformed
+/// 64 (4 KiB, 2 KiB on aarch64), so that a call that stops at an error early (each error of malformed
 /// input ends a call) has read little past it.
 const FIRST_WINDOW: usize = 4;
 /// The chunks of sixteen in a window, or fewer, not ASCII, that turn the loop
