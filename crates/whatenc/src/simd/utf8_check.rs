@@ -185,10 +185,15 @@ const ALWAYS_AFTER: u32 = 3;
 
 /// With `COPY_WINDOWS` (see [`Steps`]), the bytes of a call that the fused copy's
 /// steps take before the rest goes to [`copy_windows`]: the steps stop within a
-/// piece of text between two errors (text with stray bytes: an error every
-/// thousand bytes), where [`windows`] would map, and check, past the error (under
-/// qemu-user, pages with stray bytes → `String` took twice the instructions).
-const WINDOWS_FROM: usize = 4096;
+/// piece of text between two errors, where [`windows`] would map, and check, past
+/// the error, and start their windows small again each call. Under qemu-user, bytes
+/// a thousand instructions, with the windows from the start pages with stray bytes
+/// (an error every thousand bytes) → `String` took twice the instructions; from
+/// 4 KiB, a windows-1252 page taken for UTF-8 (an error every few KiB) → `String`
+/// 1,850 → 1,552 (en.html; en.txt 1,611 → 1,475); from 8 KiB 1,742 and 1,594, pages
+/// of UTF-8 within 1% of 4 KiB's (de.html 1,746 → 1,735); from 16 KiB 1,830 and
+/// 1,602, but de.txt 1,058 → 1,002, ja.html 958 → 935.
+const WINDOWS_FROM: usize = 8192;
 
 /// [`WINDOWS_FROM`], or what a test set in its place.
 #[inline(always)]
@@ -1164,8 +1169,8 @@ pub(super) trait Windowed {
     /// after a closed sequence), and whether a sequence may be left open after it.
     unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)>;
     /// Called with the bytes `from .. to` of a window once its chunks are checked
-    /// (a dense step does its own): the copy of [`check`]'s windows, where it has
-    /// them; by default nothing.
+    /// (on an error, those before the chunk that shows it; a dense step does its
+    /// own): the copy of [`check`]'s windows, where it has them; by default nothing.
     #[inline(always)]
     unsafe fn checked(&self, src: &[u8], from: usize, to: usize) {
         let _ = (src, from, to);
@@ -1275,18 +1280,13 @@ pub(super) unsafe fn windows<K: Windowed>(
                 if let Some((start, n, ascii)) = pending {
                     // SAFETY: as above, and `start >= 3`.
                     mode = unsafe { check_window(kernel, src, start, n, ascii, open, sparse) }?;
-                    // SAFETY: the window is inside `src`.
-                    unsafe { kernel.checked(src, start, start + n * K::CHUNK) };
                 }
                 pending = next;
                 if mode != Mode::Map
                     && let Some((start, n, ascii)) = pending.take()
                 {
                     // SAFETY: as above.
-                    unsafe {
-                        check_window(kernel, src, start, n, ascii, open, sparse)?;
-                        kernel.checked(src, start, start + n * K::CHUNK);
-                    }
+                    unsafe { check_window(kernel, src, start, n, ascii, open, sparse) }?;
                 }
                 if n == 0 && pending.is_none() {
                     return Ok((pos, *open));
@@ -1433,8 +1433,10 @@ unsafe fn map<K: Windowed>(kernel: &K, src: &[u8], pos: usize, n: usize) -> u64 
 }
 
 /// Checks the window of `n` chunks at `start` with its map `ascii` (see [`map`]),
-/// after a sequence left `open` before it or not, and updates `open`: `Err(start)`
-/// where it shows an error; otherwise the mode for the next window (see [`windows`];
+/// after a sequence left `open` before it or not, and updates `open`; then hands
+/// the bytes checked to [`Windowed::checked`]. `Err(at)` where it shows an error:
+/// the start of the first chunk that shows it ([`first_error_chunk`]), the bytes
+/// before it handed on; otherwise the mode for the next window (see [`windows`];
 /// the sparse mode only where `sparse`).
 ///
 /// # Safety
@@ -1468,10 +1470,59 @@ unsafe fn check_window<K: Windowed>(
     }
     // A chunk that ends inside a sequence, then an ASCII one.
     if !kernel.no_errors(errors) || (unclosed >> 1) & ascii != 0 {
-        return Err(start);
+        // On x86 [`error_after`] from the window's start: with the search of the
+        // chunk first, AVX2 and AVX-512 took 5–10% longer on a windows-1252 page
+        // taken for UTF-8 → UTF-16 (en.txt, `AMD EPYC` Zen 5).
+        let at = if cfg!(target_arch = "aarch64") {
+            // SAFETY: the caller's precondition.
+            unsafe { first_error_chunk(kernel, src, start, n, other, unclosed) }
+        } else {
+            start
+        };
+        // SAFETY: `start <= at <= start + n * CHUNK`, inside `src`.
+        unsafe { kernel.checked(src, start, at) };
+        return Err(at);
     }
     *open = unclosed & 1 != 0;
+    // SAFETY: the window is inside `src`.
+    unsafe { kernel.checked(src, start, start + n * K::CHUNK) };
     Ok(Mode::Map.after(other.count_ones() as usize, n, sparse, kernel.dense_at()))
+}
+
+/// Where the window of `n` chunks at `start` (which shows an error, with `other`
+/// and `unclosed` of [`check_window`]) shows its first: the start of the first
+/// chunk not ASCII whose check shows one, or of the first ASCII chunk after one
+/// that ends inside a sequence, whichever comes first. Only on an error, so that
+/// the search after it ([`error_after`]) starts within a chunk of it rather than at
+/// the window (a window of text with an error every few KiB, as a windows-1252 page
+/// taken for UTF-8, searched 4 KiB block by block).
+///
+/// # Safety
+/// As [`check_window`]'s.
+#[inline(always)]
+unsafe fn first_error_chunk<K: Windowed>(
+    kernel: &K,
+    src: &[u8],
+    start: usize,
+    n: usize,
+    other: u64,
+    unclosed: u64,
+) -> usize {
+    for c in 0..n {
+        let bit = n - 1 - c;
+        if other >> bit & 1 != 0 {
+            let mut errors = kernel.no_errors_yet();
+            // SAFETY: the caller's precondition.
+            unsafe { kernel.check_chunk(src, start + c * K::CHUNK, &mut errors) };
+            if !kernel.no_errors(errors) {
+                return start + c * K::CHUNK;
+            }
+        } else if bit + 1 < n && unclosed >> (bit + 1) & 1 != 0 {
+            return start + c * K::CHUNK;
+        }
+    }
+    // Not reached (the window shows an error); its start keeps the contract.
+    start
 }
 
 #[cfg(test)]
