@@ -686,13 +686,15 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
         }
     }
 
-    const MAP16: bool = V::HAS_ASCII_MAP && !PREFETCH;
-
     #[inline(always)]
-    unsafe fn map16(&self, src: &[u8], pos: usize) -> u16 {
+    unsafe fn map16(&self, src: &[u8], pos: usize) -> Option<u16> {
+        // With the prefetch, a chunk at a time (each chunk asks for its line).
+        if !V::HAS_ASCII_MAP || PREFETCH {
+            return None;
+        }
         // SAFETY: the trait's contract: the 16 chunks at `pos` are inside `src`, and
         // the CPU has `V`'s instructions (see the struct's doc).
-        unsafe {
+        Some(unsafe {
             let p = src.as_ptr().add(pos);
             let mut chunks = [V::zero(); 16];
             for (c, chunk) in chunks.iter_mut().enumerate() {
@@ -703,7 +705,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
                 }
             }
             V::ascii_map(chunks)
-        }
+        })
     }
 
     #[inline(always)]
@@ -856,7 +858,8 @@ pub(super) unsafe fn check<
         // 20). NEON's take them after `WINDOWS_FROM` (`COPY_WINDOWS`): the steps below
         // check or sample every chunk, where the maps pass over an ASCII chunk in a
         // few instructions. Under qemu-user, UTF-8 → `String`, bytes a thousand
-        // instructions: de.html 1,152 → 1,536, fr.html 1,034 → 1,355, ja.html 785 →
+        // instructions (with the windows from 4 KiB and chunks of 64 bytes, as
+        // first measured): de.html 1,152 → 1,536, fr.html 1,034 → 1,355, ja.html 785 →
         // 880, ru.html 800 → 932, de.txt 775 → 875, en.txt 2,754 → 2,878; dense text
         // 1–3% less (ar.txt 732 → 709, ko.txt 730 → 706), where the windows' dense
         // steps take a few more instructions a step than these.
@@ -1137,18 +1140,13 @@ pub(super) trait Windowed {
     const SPARSE_STEP: usize;
     /// Whether the [`Self::CHUNK`] bytes at `pos` are all ASCII.
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool;
-    /// Whether the kernel maps 16 chunks at a time ([`Windowed::map16`]).
-    const MAP16: bool = false;
     /// The map of the 16 chunks at `pos` (bit `15 - c` for chunk `c`, set where it
-    /// is ASCII), where [`Windowed::MAP16`].
+    /// is ASCII), where the kernel has a sequence for 16 at a time; by default
+    /// `None`, and [`map`] takes a chunk at a time.
     #[inline(always)]
-    unsafe fn map16(&self, src: &[u8], pos: usize) -> u16 {
-        let mut map = 0;
-        for c in 0..16 {
-            // SAFETY: the caller's precondition.
-            map = map << 1 | u16::from(unsafe { self.chunk_ascii(src, pos + c * Self::CHUNK) });
-        }
-        map
+    unsafe fn map16(&self, src: &[u8], pos: usize) -> Option<u16> {
+        let _ = (src, pos);
+        None
     }
     /// Whether the two chunks at `pos` are all ASCII.
     #[inline(always)]
@@ -1418,12 +1416,11 @@ unsafe fn sparse_window<K: Windowed>(
 unsafe fn map<K: Windowed>(kernel: &K, src: &[u8], pos: usize, n: usize) -> u64 {
     let mut ascii = 0u64;
     let mut from = 0;
-    if K::MAP16 {
-        while from + 16 <= n {
-            // SAFETY: the caller's precondition.
-            ascii = ascii << 16 | u64::from(unsafe { kernel.map16(src, pos + from * K::CHUNK) });
-            from += 16;
-        }
+    while from + 16 <= n {
+        // SAFETY: the caller's precondition.
+        let Some(map16) = (unsafe { kernel.map16(src, pos + from * K::CHUNK) }) else { break };
+        ascii = ascii << 16 | u64::from(map16);
+        from += 16;
     }
     for c in from..n {
         // SAFETY: the caller's precondition.
