@@ -125,14 +125,17 @@ impl Bytes for uint8x16_t {
 }
 
 /// The UTF-8 check of [`super::utf8_check`] with NEON vectors, in steps of the same
-/// bytes as the AVX2 kernel's; `Err(at)` as there.
+/// bytes as the AVX2 kernel's, and chunks of 32 bytes; the copy takes the fused
+/// steps for a call's first 8 KiB, then the windows (`COPY_WINDOWS`, see
+/// `utf8_check::copy_windows`). `Err(at)` as there.
 ///
 /// # Safety
 /// With `COPY`, `dst` must have room for `src.len()` bytes and not overlap `src`.
 unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize> {
     // SAFETY: the caller's precondition; NEON is aarch64's baseline.
     unsafe {
-        // The SSSE3 kernel's steps (untimed here).
+        // The SSSE3 kernel's steps (counted under qemu-user, not timed: see
+        // BENCHMARKS.md, sessions 43 to 45).
         utf8_check::check::<uint8x16_t, COPY, { 2 * DENSE }, { 2 * COPY_STEP }, 4, false, true>(Steps, src, dst)
     }
 }

@@ -1467,9 +1467,10 @@ unsafe fn check_window<K: Windowed>(
     }
     // A chunk that ends inside a sequence, then an ASCII one.
     if !kernel.no_errors(errors) || (unclosed >> 1) & ascii != 0 {
-        // On x86 [`error_after`] from the window's start: with the search of the
-        // chunk first, AVX2 and AVX-512 took 5–10% longer on a windows-1252 page
-        // taken for UTF-8 → UTF-16 (en.txt, `AMD EPYC` Zen 5).
+        // On x86 [`error_after`] from the window's start, as before: the search of
+        // the chunk is not yet measured there (an A/B on a windows-1252 page taken
+        // for UTF-8 → UTF-16 moved 5–10% with code placement alone, in a kernel
+        // this does not run: `perf` put the time in the ASCII → UTF-16 copy).
         let at = if cfg!(target_arch = "aarch64") {
             // SAFETY: the caller's precondition.
             unsafe { first_error_chunk(kernel, src, start, n, other, unclosed) }
