@@ -1940,6 +1940,13 @@ pub(super) mod tests {
     /// minutes) fewer offsets: those at and around each block and step boundary, and a
     /// tenth of the random inputs.
     pub(in super::super) fn sixteen_byte_checks(same: fn(&[u8], bool), thorough: bool) {
+        sixteen_byte_cases(same, thorough);
+        scattered_letters(0x3C6E_F372_FE94_F82B, if thorough { 200 } else { 40 }, same);
+    }
+
+    /// [`sixteen_byte_checks`] but the scattered letters (which assert that the fused
+    /// copy's steps let a step pass).
+    fn sixteen_byte_cases(same: fn(&[u8], bool), thorough: bool) {
         if thorough {
             let offsets = (0..=38).chain(around(&[48, 80, 144, 272, 336, 400], 3));
             short_sequences(offsets, 38, &[16, 32, 35, 80, 144, 170], same);
@@ -1955,29 +1962,21 @@ pub(super) mod tests {
         mode_switches(same);
         window_edges(16, same);
         run_texts(0x9E6C_63D0_676A_9A99, if thorough { 400 } else { 100 }, same);
-        scattered_letters(0x3C6E_F372_FE94_F82B, if thorough { 200 } else { 40 }, same);
     }
 
     /// The copy through the windows (a kernel whose `Steps` have `COPY_WINDOWS`):
-    /// most of [`sixteen_byte_checks`]' lighter set with the windows from 128 bytes on, so
-    /// that errors at every offset meet them; then the long texts from
-    /// [`super::WINDOWS_FROM`] as built. Asserts that the windows placed errors.
+    /// [`sixteen_byte_cases`]' lighter set with the windows from 128 bytes on, so that
+    /// errors at every offset meet them; then ASCII with a character near the end of
+    /// inputs past [`super::WINDOWS_FROM`] as built. Asserts that the windows placed
+    /// errors.
     pub(in super::super) fn copy_through_windows(same: fn(&[u8], bool)) {
         use core::sync::atomic::Ordering::Relaxed;
         let errors = super::COPY_WINDOWS_ERRORS.load(Relaxed);
         super::TEST_WINDOWS_FROM.store(128, Relaxed);
-        // The lighter set (but the scattered letters, which assert that the fused
-        // steps let a step pass: these stop at 128 bytes).
-        let offsets = (0..=3).chain(13..=19).chain(around(&[48, 144, 272, 400], 1));
-        short_sequences(offsets, 19, &[16, 35, 170], same);
-        long_sequences(&[14, 143], 16, 64, same);
-        random_inputs(0x2545_F491_4F6C_DD1D, 100_000, 300, same);
-        long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
-        mode_switches(same);
-        window_edges(16, same);
-        run_texts(0x9E6C_63D0_676A_9A99, 100, same);
+        sixteen_byte_cases(same, false);
         super::TEST_WINDOWS_FROM.store(super::WINDOWS_FROM, Relaxed);
-        long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
+        let from = super::WINDOWS_FROM;
+        long_texts(0x6A09_E667_F3BC_C908, &[from + 4343, 2 * from + 47], 40, same);
         run_texts(0x51E7_0A4D_2B1C_9F03, 100, same);
         assert!(super::COPY_WINDOWS_ERRORS.load(Relaxed) > errors, "the windows of the copy placed no error");
     }
