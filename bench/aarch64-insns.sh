@@ -13,7 +13,9 @@
 #
 # ARGS go to the benchmark: --filter TEXT, --op TEXT, --tier portable (the portable
 # kernels instead of NEON). WHATENC_BENCH_OUT is the report's file (a scratch file
-# unless set); the result lines go to stdout.
+# unless set); the result lines go to stdout. With WHATENC_BENCH_BLOCKS=FILE, the
+# plugin also writes there the blocks that each implementation ran, for
+# bench/model.py's modelled cycles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash .ci/aarch64-setup
@@ -26,6 +28,6 @@ counts=$(mktemp)
 out=${WHATENC_BENCH_OUT:-$(mktemp --suffix=.md)}
 trap 'rm -f "$counts"' EXIT
 WHATENC_BENCH_INSNS="$counts" WHATENC_BENCH_REPS=1 WHATENC_BENCH_CONFIRM=0 \
-  qemu-aarch64 -L /usr/aarch64-linux-gnu -plugin "$plugin,out=$counts" \
+  qemu-aarch64 -L /usr/aarch64-linux-gnu -plugin "$plugin,out=$counts${WHATENC_BENCH_BLOCKS:+,blocks=$WHATENC_BENCH_BLOCKS}" \
   target/aarch64/aarch64-unknown-linux-gnu/release/whatenc-bench --rotate --write "$out" "$@"
 echo "report: $out" >&2

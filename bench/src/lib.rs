@@ -327,6 +327,11 @@ impl Settings {
             for turn in 0..count {
                 let index = (repetition + turn) % count;
                 rates[index].push(self.rate(input_len, &mut *candidates[index].run));
+                if insn_file().is_some() {
+                    // Names the interval that the plugin's `blocks=` output has just
+                    // closed (bench/model.py reads both).
+                    println!("INTERVAL\t{}", candidates[index].name);
+                }
             }
         }
     }
@@ -431,8 +436,17 @@ fn insn_mark() {
     unsafe {
         std::arch::asm!("svc #0", in("x8") INSN_MARK, inlateout("x0") 0u64 => _, options(nostack));
     }
-    #[cfg(not(target_arch = "aarch64"))]
-    panic!("the instruction-count mode runs aarch64 builds under qemu-user (bench/aarch64-insns.sh)");
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as above; the `syscall` instruction overwrites rcx and r11, declared
+    // clobbered with rax (the number and the result).
+    unsafe {
+        std::arch::asm!("syscall", inlateout("rax") INSN_MARK => _, lateout("rcx") _, lateout("r11") _,
+            options(nostack));
+    }
+    #[cfg(not(any(target_arch = "aarch64", target_arch = "x86_64")))]
+    panic!(
+        "the instruction-count mode runs aarch64 or x86_64 builds under qemu-user (bench/aarch64-insns.sh, bench/x86-insns.sh)"
+    );
 }
 
 /// The CPU time this thread has used.
@@ -443,9 +457,17 @@ fn thread_cpu_time() -> Duration {
 /// The CPU's model name (`/proc/cpuinfo`), or "unknown".
 pub fn cpu_model() -> String {
     if insn_file().is_some() {
-        return "none timed: aarch64 instructions executed, counted under qemu-user (bench/aarch64-insns.sh); \
-                each rate is bytes of input per thousand instructions"
-            .into();
+        let cpu = std::env::var("WHATENC_BENCH_QEMU_CPU").unwrap_or_default();
+        return if cfg!(target_arch = "x86_64") {
+            format!(
+                "none timed: x86_64 instructions executed on qemu-user's model of a `{cpu}` \
+                 (bench/x86-insns.sh); each rate is bytes of input per thousand instructions"
+            )
+        } else {
+            "none timed: aarch64 instructions executed, counted under qemu-user (bench/aarch64-insns.sh); \
+             each rate is bytes of input per thousand instructions"
+                .into()
+        };
     }
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
