@@ -20,21 +20,21 @@
 //! [`copy_utf16_ascii_to_bytes`]: 2.03, 1.04; 2.49; 1.85.
 
 use core::arch::aarch64::{
-    uint8x16_t, uint16x8_t, vaddq_u16, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbicq_u8, vbslq_u16,
-    vceqq_u8, vceqq_u16, vcgezq_s8, vcgtq_u16, vcltq_s8, vcltq_u8, vcombine_u16, vdup_n_u16, vdupq_n_s8, vdupq_n_u8,
-    vdupq_n_u16, vdupq_n_u32, veorq_u8, vextq_u8, vget_high_u8, vget_lane_u64, vget_low_s8, vget_low_u8, vld1q_u8,
-    vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_s8, vmovl_high_u8, vmovl_s8, vmovl_u8, vmovn_u32,
-    vorrq_u8, vorrq_u16, vorrq_u32, vpmaxq_u8, vqsubq_u8, vqtbl1q_u8, vreinterpret_u64_u8, vreinterpretq_s8_u8,
-    vreinterpretq_u8_s8, vreinterpretq_u8_u16, vreinterpretq_u16_s16, vreinterpretq_u16_u8, vreinterpretq_u32_u8,
-    vshlq_n_u16, vshrn_n_u16, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32, vst1q_u8, vst1q_u16, vsubq_u8, vuzp1q_u8,
-    vzip1q_u16, vzip2q_u16,
+    uint8x16_t, uint16x8_t, vaddq_u16, vaddv_u8, vaddvq_u16, vandq_u8, vandq_u16, vandq_u32, vbicq_u8, vbslq_u8,
+    vbslq_u16, vceqq_u8, vceqq_u16, vcgezq_s8, vcgtq_u16, vcleq_u16, vcltq_s8, vcltq_u8, vcombine_u16, vdup_n_u16,
+    vdupq_n_s8, vdupq_n_u8, vdupq_n_u16, vdupq_n_u32, veorq_u8, vextq_u8, vget_high_u8, vget_lane_u64, vget_low_s8,
+    vget_low_u8, vld1_u8, vld1q_u8, vld1q_u16, vmaxvq_u8, vmaxvq_u16, vminvq_u16, vmovl_high_s8, vmovl_high_u8,
+    vmovl_s8, vmovl_u8, vmovn_u32, vmvnq_u8, vorrq_u8, vorrq_u16, vorrq_u32, vpmaxq_u8, vqsubq_u8, vqtbl1q_u8,
+    vreinterpret_u64_u8, vreinterpretq_s8_u8, vreinterpretq_u8_s8, vreinterpretq_u8_u16, vreinterpretq_u16_s16,
+    vreinterpretq_u16_u8, vreinterpretq_u32_u8, vshlq_n_u16, vshrn_n_u16, vshrq_n_u8, vshrq_n_u16, vshrq_n_u32,
+    vst1_u8, vst1q_u8, vst1q_u16, vsubq_u8, vsubq_u16, vtbl1_u8, vuzp1q_u8, vzip1q_u16, vzip2q_u16,
 };
 
 use super::Utf8PrefixPass;
 use super::scalar::{Runs, TABLE_BLOCK, UTF8_BLOCK_ROOM};
 use super::shuffles::{
-    FALLBACK, ONE_OR_TWO_BYTE_PACKS, PATTERNS, RUN_BITS, RUN_LEADS, RUN_SHAPE, RUN_SHAPE_MASK, RUN_TAILS,
-    TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
+    FALLBACK, KEEP_SHUFFLES, ONE_OR_TWO_BYTE_PACKS, PATTERNS, RUN_BITS, RUN_LEADS, RUN_SHAPE, RUN_SHAPE_MASK,
+    RUN_TAILS, TWO_BYTE_PATTERNS, UTF8_WORD_PACKS, one_character, pattern_of_ends,
 };
 use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, Steps};
 
@@ -606,6 +606,135 @@ pub(crate) fn encode_utf16_linear(src: &[u16], dst: &mut [u8], start: u16, len: 
     ascii + super::scalar::encode_utf16_linear(&src[ascii..], &mut dst[ascii..], start, len, delta)
 }
 
+/// The most other characters (looked up in the index) in a step of
+/// [`linear_steps_from_utf8`] whose bytes are written after its stores, each where
+/// its lane's byte went; with more, they are written into the step's lanes before
+/// the packing (as AVX2's `FEW_OTHERS`).
+const FEW_OTHERS: usize = 4;
+
+/// Encodes valid UTF-8 into a single-byte encoding, 16 bytes a step: the NEON twin
+/// of the AVX2 kernel's `linear_steps_from_utf8` (ASCII as itself, the index's run
+/// `(start, len, delta)` from two-byte UTF-8, or three-byte with `WIDE`, in 16-bit
+/// lanes, other characters from `index` one at a time), the bytes kept packed by
+/// `tbl` eight at a time ([`KEEP_SHUFFLES`]), ASCII runs by [`copy_ascii_to_ascii`].
+/// Returns the bytes read and written; it stops at the start of the first character
+/// not in the index, where fewer than 17 bytes are left (18 with `WIDE`), or 16 bytes
+/// of room. It may write up to 15 bytes past the bytes it returns (those of
+/// [`copy_ascii_to_ascii`]).
+///
+/// `src` starts at a character and is valid UTF-8 (a `&str`'s bytes).
+#[inline(never)]
+pub(crate) fn linear_steps_from_utf8<const WIDE: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    (start, len, delta): (u16, u16, u16),
+    index: &impl super::ByteLookup,
+) -> (usize, usize) {
+    let (mut read, mut written) = (0, 0);
+    // The bytes a step reads: 16, and those of a sequence that starts at its end.
+    let reach = if WIDE { 18 } else { 17 };
+    // SAFETY (the block): each load reads `reach` bytes or fewer at `read`, inside
+    // `src` by the loop's condition; each store writes 16 or 8 bytes at `written` or
+    // within 8 after it, inside `dst` by the same; `KEEP_SHUFFLES`' rows hold 16
+    // bytes. NEON is aarch64's baseline.
+    unsafe {
+        let (start, last, delta) = (vdupq_n_u16(start), vdupq_n_u16(len.wrapping_sub(1)), vdupq_n_u16(delta));
+        while read + reach <= src.len() && written + 16 <= dst.len() {
+            let p = src.as_ptr().add(read);
+            let bytes = vld1q_u8(p);
+            if vmaxvq_u8(bytes) < 0x80 {
+                vst1q_u8(dst.as_mut_ptr().add(written), bytes);
+                read += 16;
+                written += 16;
+                // Sixteen more: a run, taken with its own kernel, 32 bytes a step
+                // (called for any ASCII step, it cost text of other scripts, whose
+                // ASCII steps are few and short, 10%).
+                if read + 16 <= src.len() && vmaxvq_u8(vld1q_u8(src.as_ptr().add(read))) < 0x80 {
+                    let n = copy_ascii_to_ascii(&src[read..], &mut dst[written..]);
+                    read += n;
+                    written += n;
+                }
+                continue;
+            }
+            let next = vld1q_u8(p.add(1));
+            let after = if WIDE { vld1q_u8(p.add(2)) } else { vdupq_n_u8(0) };
+            let signed = vreinterpretq_s8_u8(bytes);
+            let ascii_lanes = vcgezq_s8(signed);
+            // 0x80 to 0xBF: less than -64 as `i8`.
+            let continuation_lanes = vcltq_s8(signed, vdupq_n_s8(-64));
+            let lead_lanes = if WIDE {
+                vceqq_u8(vandq_u8(bytes, vdupq_n_u8(0xF0)), vdupq_n_u8(0xE0))
+            } else {
+                vceqq_u8(vandq_u8(bytes, vdupq_n_u8(0xE0)), vdupq_n_u8(0xC0))
+            };
+            // Each byte with the one (or two) after it as such a sequence's code
+            // point, its byte, and whether it is in the run, eight at a time.
+            let half = |bytes: uint16x8_t, next: uint16x8_t, after: uint16x8_t| {
+                let low6 = |units| vandq_u16(units, vdupq_n_u16(0x3F));
+                let code_point = if WIDE {
+                    vorrq_u16(vorrq_u16(vshlq_n_u16::<12>(bytes), vshlq_n_u16::<6>(low6(next))), low6(after))
+                } else {
+                    vorrq_u16(vshlq_n_u16::<6>(vandq_u16(bytes, vdupq_n_u16(0x1F))), low6(next))
+                };
+                (vsubq_u16(code_point, delta), vcleq_u16(vsubq_u16(code_point, start), last))
+            };
+            let (low, low_in_run) =
+                half(vmovl_u8(vget_low_u8(bytes)), vmovl_u8(vget_low_u8(next)), vmovl_u8(vget_low_u8(after)));
+            let (high, high_in_run) = half(vmovl_high_u8(bytes), vmovl_high_u8(next), vmovl_high_u8(after));
+            // The low byte of each lane, in order.
+            let mapped = vuzp1q_u8(vreinterpretq_u8_u16(low), vreinterpretq_u8_u16(high));
+            let in_run = vuzp1q_u8(vreinterpretq_u8_u16(low_in_run), vreinterpretq_u8_u16(high_in_run));
+            let kept_bytes = vbslq_u8(ascii_lanes, bytes, mapped);
+            // The other characters' starts, in order, up to one not in the index:
+            // their bytes, written over the packed ones below.
+            let others =
+                byte_bits(vmvnq_u8(vorrq_u8(vorrq_u8(ascii_lanes, continuation_lanes), vandq_u8(lead_lanes, in_run))));
+            let continuation = byte_bits(continuation_lanes);
+            let mut patches = [(0u8, 0u8); FEW_OTHERS];
+            let mut patched = 0;
+            let (kept_bytes, stop) = if others == 0 {
+                (kept_bytes, 32)
+            } else if others.count_ones() as usize <= FEW_OTHERS {
+                let stop = super::look_up_others(others, src, read, index, |at, byte| {
+                    patches[patched] = (at as u8, byte);
+                    patched += 1;
+                });
+                (kept_bytes, stop)
+            } else {
+                // Many: their bytes written over the step's in its lanes, before the
+                // packing.
+                let mut lanes = [0u8; 16];
+                vst1q_u8(lanes.as_mut_ptr(), kept_bytes);
+                let stop = super::look_up_others(others, src, read, index, |at, byte| lanes[at] = byte);
+                (vld1q_u8(lanes.as_ptr()), stop)
+            };
+            let keep = !continuation & if stop < 16 { (1u32 << stop) - 1 } else { 0xFFFF };
+            // Eight bytes at a time, packed and stored whole: each store's bytes after
+            // the kept ones are overwritten by the next, or are past the output.
+            let mut at = written;
+            for (group, group_bytes) in [vget_low_u8(kept_bytes), vget_high_u8(kept_bytes)].into_iter().enumerate() {
+                let mask = (keep >> (8 * group)) as u8;
+                let shuffle = vld1_u8(KEEP_SHUFFLES[mask as usize].as_ptr());
+                vst1_u8(dst.as_mut_ptr().add(at), vtbl1_u8(group_bytes, shuffle));
+                at += mask.count_ones() as usize;
+            }
+            for &(lane, byte) in &patches[..patched] {
+                // Where the lane's byte went: after the kept bytes before it.
+                dst[written + (keep & ((1u32 << lane) - 1)).count_ones() as usize] = byte;
+            }
+            written = at;
+            if stop < 16 {
+                read += stop;
+                break;
+            }
+            // The continuation bytes of a character that starts in the step are taken
+            // too, so that each step starts at a character.
+            read = super::next_character(src, read + 16);
+        }
+    }
+    (read, written)
+}
+
 /// Twin of [`super::scalar::decode_table_to_utf16`]: blocks of 16 bytes that are
 /// ASCII or in `start..start + len` (as `byte + delta`) in vectors, any other
 /// through `table`, up to a block with a unit of 0; returns the bytes consumed. (The
@@ -727,6 +856,20 @@ mod tests {
 
     /// All of `sixteen_byte_checks`' cases, or the lighter set.
     const THOROUGH: bool = false;
+
+    /// The steps from UTF-8 into a single-byte encoding (see
+    /// `scalar::tests::check_utf8_single_byte_steps`): at most 15 bytes written past
+    /// them (an ASCII run's last vector).
+    #[test]
+    fn neon_linear_steps_from_utf8_match_the_run() {
+        super::super::scalar::tests::check_utf8_single_byte_steps(16, 15, |src, out, run, table, wide| {
+            if wide {
+                super::linear_steps_from_utf8::<true>(src, out, run, table)
+            } else {
+                super::linear_steps_from_utf8::<false>(src, out, run, table)
+            }
+        });
+    }
 
     /// The UTF-8 check against its twins (see `sixteen_byte_checks`), run under qemu-user in CI.
     #[test]

@@ -552,27 +552,6 @@ pub(crate) unsafe fn utf8_to_utf16(s: &str, dst: &mut [u16]) -> usize {
     written + super::scalar::utf8_to_utf16(&s[read..], &mut dst[written..])
 }
 
-/// For each 8-bit mask, the `pshufb` indexes that gather the bytes of an 8-byte group
-/// whose bits are set, in order (0x80, a zero, after them).
-static KEEP_SHUFFLES: [[u8; 16]; 256] = keep_shuffles();
-
-const fn keep_shuffles() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut mask = 0;
-    while mask < 256 {
-        let (mut bit, mut kept) = (0, 0);
-        while bit < 8 {
-            if mask >> bit & 1 != 0 {
-                table[mask][kept] = bit as u8;
-                kept += 1;
-            }
-            bit += 1;
-        }
-        mask += 1;
-    }
-    table
-}
-
 /// The most other characters (looked up in the index) in a step of
 /// [`linear_steps_from_utf8`] whose bytes are written after its store, each where its
 /// lane's byte went; with more, they are written into the step's lanes before the
@@ -584,29 +563,6 @@ const fn keep_shuffles() -> [[u8; 16]; 256] {
 /// en.html 86–88, 92–111, 82–87, de.txt 32.5, 31.7–34.8, 31.2–31.4. (With two, or
 /// eight, in between.)
 const FEW_OTHERS: usize = 4;
-
-/// The other characters of a step of [`linear_steps_from_utf8`] at `read` (the bits
-/// of `others`, in order) looked up in `index`, each given to `put` with its lane, up
-/// to one the index does not have: returns its lane (32 when there is none).
-#[inline(always)]
-fn look_up_others(
-    mut others: u32,
-    src: &[u8],
-    read: usize,
-    index: &impl super::ByteLookup,
-    mut put: impl FnMut(usize, u8),
-) -> usize {
-    while others != 0 {
-        let at = others.trailing_zeros() as usize;
-        let byte = index.byte_at(src, read + at);
-        if byte == 0 {
-            return at;
-        }
-        put(at, byte);
-        others &= others - 1;
-    }
-    32
-}
 
 /// Encodes valid UTF-8 into a single-byte encoding, 32 bytes a step: the AVX2 twin
 /// of `super::avx512_utf16::linear_steps_from_utf8` (ASCII as itself, the index's run
@@ -698,7 +654,7 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
         let mut patches = [(0u8, 0u8); FEW_OTHERS];
         let mut patched = 0;
         let (kept_bytes, stop) = if others.count_ones() as usize <= FEW_OTHERS {
-            let stop = look_up_others(others, src, read, index, |at, byte| {
+            let stop = super::look_up_others(others, src, read, index, |at, byte| {
                 patches[patched] = (at as u8, byte);
                 patched += 1;
             });
@@ -709,7 +665,7 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
             let mut lanes = [0u8; 32];
             // SAFETY: `lanes` holds 32 bytes.
             unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), kept_bytes) };
-            let stop = look_up_others(others, src, read, index, |at, byte| lanes[at] = byte);
+            let stop = super::look_up_others(others, src, read, index, |at, byte| lanes[at] = byte);
             // SAFETY: as above.
             (unsafe { _mm256_loadu_si256(lanes.as_ptr().cast()) }, stop)
         };
@@ -725,7 +681,7 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
             // SAFETY: `dst` holds 8 writable bytes at `at`, which is at most
             // `written + 24`; the table's row is 16 bytes.
             unsafe {
-                let shuffle = _mm_loadu_si128(KEEP_SHUFFLES[mask as usize].as_ptr().cast());
+                let shuffle = _mm_loadu_si128(super::shuffles::KEEP_SHUFFLES[mask as usize].as_ptr().cast());
                 _mm_storel_epi64(dst.as_mut_ptr().add(at).cast(), _mm_shuffle_epi8(group_bytes, shuffle));
             }
             at += mask.count_ones() as usize;

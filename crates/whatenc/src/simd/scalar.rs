@@ -1582,17 +1582,17 @@ pub(crate) mod tests {
     /// A small deterministic generator (xorshift64*) for the kernels' tests.
     /// The index of [`check_utf8_single_byte_steps`]: two characters out of the run
     /// (U+0100, U+20AC), with bytes; none else.
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
     pub(in super::super) struct Utf8Table;
 
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
     impl Utf8Table {
         fn byte(c: u32) -> u8 {
             if c == 0x100 || c == 0x20AC { 0x80 + (c % 0x7F) as u8 } else { 0 }
         }
     }
 
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
     impl super::super::ByteLookup for Utf8Table {
         fn byte_at(&self, src: &[u8], at: usize) -> u8 {
             let c = core::str::from_utf8(&src[at..]).expect("valid").chars().next().expect("a character");
@@ -1611,7 +1611,7 @@ pub(crate) mod tests {
     /// they read is encoded as the run and the table say, they stop at the start of a
     /// character in neither or near the end of the input or the room, and they write
     /// no more than `scratch` bytes past what they return.
-    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
     pub(in super::super) fn check_utf8_single_byte_steps(
         step: usize,
         scratch: usize,

@@ -233,3 +233,26 @@ pub(super) const RUN_TAILS: [u8; 16] = [2, 1, 5, 4, 8, 7, 11, 10, 14, 13, 0xFF, 
 /// See [`RUN_TAILS`].
 pub(super) const RUN_LEADS: [u8; 16] =
     [0xFF, 0, 0xFF, 3, 0xFF, 6, 0xFF, 9, 0xFF, 12, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF];
+
+/// For each 8-bit mask, the byte-shuffle indexes (`pshufb`, `tbl`) that gather the
+/// bytes of an 8-byte group whose bits are set, in order (0x80, a zero, after them):
+/// the packing of the steps from UTF-8 into a single-byte encoding (AVX2's and
+/// NEON's `linear_steps_from_utf8`).
+pub(crate) static KEEP_SHUFFLES: [[u8; 16]; 256] = keep_shuffles();
+
+const fn keep_shuffles() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut bit, mut kept) = (0, 0);
+        while bit < 8 {
+            if mask >> bit & 1 != 0 {
+                table[mask][kept] = bit as u8;
+                kept += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    table
+}
