@@ -20,17 +20,19 @@
 //! is compiled for SSSE3 with it ([`Utf8Prefix`]).
 
 use core::arch::x86_64::{
-    __m128i, _mm_alignr_epi8, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmplt_epi8,
-    _mm_loadu_si128, _mm_maddubs_epi16, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32,
-    _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_srli_epi32,
-    _mm_storeu_si128, _mm_subs_epu8, _mm_unpackhi_epi8, _mm_unpacklo_epi8, _mm_xor_si128,
+    __m128i, _mm_alignr_epi8, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_cmpgt_epi8,
+    _mm_cmplt_epi8, _mm_loadu_si128, _mm_maddubs_epi16, _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi16,
+    _mm_packus_epi16, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_setr_epi8, _mm_setzero_si128,
+    _mm_shuffle_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_srli_epi32, _mm_srli_si128, _mm_storel_epi64,
+    _mm_storeu_si128, _mm_sub_epi16, _mm_subs_epu8, _mm_subs_epu16, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+    _mm_xor_si128,
 };
 
 use super::Utf8PrefixPass;
 use super::scalar::Runs;
 use super::shuffles::{
-    FALLBACK, PATTERNS, RUN_BITS, RUN_LEADS, RUN_SHAPE, RUN_SHAPE_MASK, RUN_TAILS, TWO_BYTE_PATTERNS, one_character,
-    pattern_of_ends,
+    FALLBACK, KEEP_SHUFFLES, PATTERNS, RUN_BITS, RUN_LEADS, RUN_SHAPE, RUN_SHAPE_MASK, RUN_TAILS, TWO_BYTE_PATTERNS,
+    one_character, pattern_of_ends,
 };
 use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, Steps};
 
@@ -508,6 +510,149 @@ impl Utf8PrefixPass for Utf8Prefix {
     }
 }
 
+/// The most other characters (looked up in the index) in a step of
+/// [`linear_steps_from_utf8`] whose bytes are written after its stores, each where
+/// its lane's byte went; with more, they are written into the step's lanes before
+/// the packing (as AVX2's `FEW_OTHERS`).
+const FEW_OTHERS: usize = 4;
+
+/// Encodes valid UTF-8 into a single-byte encoding, 16 bytes a step: the SSSE3 twin
+/// of the AVX2 kernel's `linear_steps_from_utf8` (ASCII as itself, the index's run
+/// `(start, len, delta)` from two-byte UTF-8, or three-byte with `WIDE`, in 16-bit
+/// lanes, other characters from `index` one at a time), the bytes kept packed by
+/// `pshufb` eight at a time (`KEEP_SHUFFLES`), ASCII runs 32 bytes a step. Returns
+/// the bytes read and written; it stops at the start of the first character not in
+/// the index, where fewer than 17 bytes are left (18 with `WIDE`), or 16 bytes of
+/// room. It may write up to 8 bytes past the bytes it returns.
+///
+/// `src` starts at a character and is valid UTF-8 (a `&str`'s bytes).
+///
+/// # Safety
+/// The CPU must have SSSE3.
+#[target_feature(enable = "ssse3")]
+pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    (start, len, delta): (u16, u16, u16),
+    index: &impl super::ByteLookup,
+) -> (usize, usize) {
+    let (mut read, mut written) = (0, 0);
+    let set8 = |byte: u8| _mm_set1_epi8(byte as i8);
+    let (start, last, delta) =
+        (_mm_set1_epi16(start as i16), _mm_set1_epi16(len.wrapping_sub(1) as i16), _mm_set1_epi16(delta as i16));
+    let zero = _mm_setzero_si128();
+    // The bytes a step reads: 16, and those of a sequence that starts at its end.
+    let reach = if WIDE { 18 } else { 17 };
+    while read + reach <= src.len() && written + 16 <= dst.len() {
+        // SAFETY: `src` holds the `reach` bytes at `read` (`after` is read only for a
+        // three-byte run, when `reach` is 18).
+        let (bytes, next, after) = unsafe {
+            let p = src.as_ptr().add(read);
+            let after = if WIDE { _mm_loadu_si128(p.add(2).cast()) } else { zero };
+            (_mm_loadu_si128(p.cast()), _mm_loadu_si128(p.add(1).cast()), after)
+        };
+        let not_ascii = _mm_movemask_epi8(bytes) as u32;
+        if not_ascii == 0 {
+            // SAFETY: 16 writable bytes at `written`.
+            unsafe { _mm_storeu_si128(dst.as_mut_ptr().add(written).cast(), bytes) };
+            read += 16;
+            written += 16;
+            // A run: 32 bytes a step while they are ASCII.
+            while read + 32 <= src.len() && written + 32 <= dst.len() {
+                // SAFETY: 32 readable bytes at `read`, 32 writable ones at `written`.
+                unsafe {
+                    let p = src.as_ptr().add(read);
+                    let (low, high) = (_mm_loadu_si128(p.cast()), _mm_loadu_si128(p.add(16).cast()));
+                    if _mm_movemask_epi8(_mm_or_si128(low, high)) != 0 {
+                        break;
+                    }
+                    let out = dst.as_mut_ptr().add(written);
+                    _mm_storeu_si128(out.cast(), low);
+                    _mm_storeu_si128(out.add(16).cast(), high);
+                }
+                read += 32;
+                written += 32;
+            }
+            continue;
+        }
+        let continuation = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(bytes, set8(0xC0)), set8(0x80))) as u32;
+        let lead = if WIDE {
+            _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(bytes, set8(0xF0)), set8(0xE0)))
+        } else {
+            _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(bytes, set8(0xE0)), set8(0xC0)))
+        } as u32;
+        // Each byte with the one (or two) after it as such a sequence's code point,
+        // its byte, and whether it is in the run, eight at a time.
+        let half = |bytes: __m128i, next: __m128i, after: __m128i| {
+            let low6 = |units| _mm_and_si128(units, _mm_set1_epi16(0x3F));
+            let code_point = if WIDE {
+                _mm_or_si128(_mm_or_si128(_mm_slli_epi16::<12>(bytes), _mm_slli_epi16::<6>(low6(next))), low6(after))
+            } else {
+                _mm_or_si128(_mm_slli_epi16::<6>(_mm_and_si128(bytes, _mm_set1_epi16(0x1F))), low6(next))
+            };
+            // `unit - start < len` (unsigned) is `(unit - start) -sat (len - 1) == 0`.
+            let in_run = _mm_cmpeq_epi16(_mm_subs_epu16(_mm_sub_epi16(code_point, start), last), zero);
+            (_mm_sub_epi16(code_point, delta), in_run)
+        };
+        let (low, low_in_run) =
+            half(_mm_unpacklo_epi8(bytes, zero), _mm_unpacklo_epi8(next, zero), _mm_unpacklo_epi8(after, zero));
+        let (high, high_in_run) =
+            half(_mm_unpackhi_epi8(bytes, zero), _mm_unpackhi_epi8(next, zero), _mm_unpackhi_epi8(after, zero));
+        let mapped = _mm_packus_epi16(low, high);
+        let in_run = _mm_movemask_epi8(_mm_packs_epi16(low_in_run, high_in_run)) as u32;
+        let ascii_lanes = _mm_cmpgt_epi8(bytes, _mm_set1_epi8(-1));
+        let kept_bytes = _mm_or_si128(_mm_and_si128(ascii_lanes, bytes), _mm_andnot_si128(ascii_lanes, mapped));
+        // The other characters' starts, in order, up to one not in the index: their
+        // bytes, written over the packed ones below.
+        let others = not_ascii & !(continuation | (lead & in_run));
+        let mut patches = [(0u8, 0u8); FEW_OTHERS];
+        let mut patched = 0;
+        let (kept_bytes, stop) = if others.count_ones() as usize <= FEW_OTHERS {
+            let stop = super::look_up_others(others, src, read, index, |at, byte| {
+                patches[patched] = (at as u8, byte);
+                patched += 1;
+            });
+            (kept_bytes, stop)
+        } else {
+            // Many: their bytes written over the step's in its lanes, before the
+            // packing.
+            let mut lanes = [0u8; 16];
+            // SAFETY: `lanes` holds 16 bytes.
+            unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), kept_bytes) };
+            let stop = super::look_up_others(others, src, read, index, |at, byte| lanes[at] = byte);
+            // SAFETY: as above.
+            (unsafe { _mm_loadu_si128(lanes.as_ptr().cast()) }, stop)
+        };
+        let keep = !continuation & if stop < 16 { (1u32 << stop) - 1 } else { 0xFFFF };
+        // Eight bytes at a time, packed and stored whole: each store's bytes after
+        // the kept ones are overwritten by the next, or are past the output.
+        let mut at = written;
+        for (group, group_bytes) in [kept_bytes, _mm_srli_si128::<8>(kept_bytes)].into_iter().enumerate() {
+            let mask = (keep >> (8 * group)) as u8;
+            // SAFETY: `dst` holds 8 writable bytes at `at`, which is at most
+            // `written + 8`; the table's row is 16 bytes.
+            unsafe {
+                let shuffle = _mm_loadu_si128(KEEP_SHUFFLES[mask as usize].as_ptr().cast());
+                _mm_storel_epi64(dst.as_mut_ptr().add(at).cast(), _mm_shuffle_epi8(group_bytes, shuffle));
+            }
+            at += mask.count_ones() as usize;
+        }
+        for &(lane, byte) in &patches[..patched] {
+            // Where the lane's byte went: after the kept bytes before it.
+            dst[written + (keep & ((1u32 << lane) - 1)).count_ones() as usize] = byte;
+        }
+        written = at;
+        if stop < 16 {
+            read += stop;
+            break;
+        }
+        // The continuation bytes of a character that starts in the step are taken
+        // too, so that each step starts at a character.
+        read = super::next_character(src, read + 16);
+    }
+    (read, written)
+}
+
 /// [`super::scalar::utf8_prefix_to_utf16`] compiled for SSSE3, with
 /// [`three_byte_run`].
 ///
@@ -544,6 +689,26 @@ pub(super) mod tests {
     use super::{CHECKS, cpu_has};
     use alloc::string::String;
     use alloc::vec;
+
+    /// The steps from UTF-8 into a single-byte encoding (see
+    /// `scalar::tests::check_utf8_single_byte_steps`): at most 8 bytes written past
+    /// them (a group's store).
+    #[test]
+    fn ssse3_linear_steps_from_utf8_match_the_run() {
+        if !cpu_has() {
+            return;
+        }
+        scalar::tests::check_utf8_single_byte_steps(16, 8, |src, out, run, table, wide| {
+            // SAFETY: the CPU has SSSE3, as checked above.
+            unsafe {
+                if wide {
+                    super::linear_steps_from_utf8::<true>(src, out, run, table)
+                } else {
+                    super::linear_steps_from_utf8::<false>(src, out, run, table)
+                }
+            }
+        });
+    }
 
     /// Compares the UTF-8 check's kernels with their twins on `bytes` (the fused copy
     /// too when `copy`).
