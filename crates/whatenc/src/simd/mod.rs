@@ -830,11 +830,12 @@ pub(crate) fn encode_utf16_single_byte_steps(
 /// Encodes `src` (valid UTF-8, from a character on) into a single-byte encoding while
 /// its characters are in the index: ASCII, the run (`run`: start, length, delta) or
 /// `index`'s others, with the AVX-512 steps of 64 bytes where the CPU has them
-/// (`avx512_utf16::linear_steps_from_utf8`), else the AVX2 steps of 32
-/// (`avx2::linear_steps_from_utf8`), else the SSSE3 steps of 16 for a long run of
-/// two-byte UTF-8 past Latin-1 (`ssse3::linear_steps_from_utf8`), on aarch64 NEON's of 16
-/// (`aarch64::linear_steps_from_utf8`); elsewhere, and for fewer than 65 (34, 18)
-/// bytes, none. Returns the bytes read and written.
+/// (`avx512_utf16::linear_steps_from_utf8`), else the AVX2 steps of 32 but for a
+/// short run within Latin-1 (`avx2::linear_steps_from_utf8`), else the SSSE3 steps
+/// of 16 for a long run of two-byte UTF-8 past Latin-1
+/// (`ssse3::linear_steps_from_utf8`); on aarch64 NEON's of 16 for a run of 16 or
+/// more (`aarch64::linear_steps_from_utf8`); elsewhere, and for fewer than 65 (34,
+/// 18) bytes, none. Returns the bytes read and written.
 #[inline(always)]
 pub(crate) fn encode_utf8_single_byte_steps(
     src: &[u8],
@@ -854,7 +855,15 @@ pub(crate) fn encode_utf8_single_byte_steps(
         };
     }
     #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
-    if src.len() > 33 && dst.len() >= 32 && avx2::available() && cpu_has!("popcnt") {
+    // AVX2's not for a run within Latin-1 shorter than windows-1252's (windows-1250,
+    // 1254, 1258): their letters out of it are others, looked up one at a time after
+    // a step's masks, and the scalar loop took such text faster. AVX2, rotating, `AMD
+    // EPYC` Zen 5, whatenc / encoding_rs: tr.html windows-1254 2.10 → 2.37, vi.txt
+    // windows-1258 1.78 → 1.97, cs.html windows-1250 2.62 → 2.93 (cs.txt 2.61, 2.59).
+    // AVX-512's 64-byte steps took them faster than the scalar loop (cs.txt 4.09
+    // against 2.62).
+    #[cfg(all(target_arch = "x86_64", not(whatenc_portable)))]
+    if !(run.0 < 0x100 && run.1 < 64) && src.len() > 33 && dst.len() >= 32 && avx2::available() && cpu_has!("popcnt") {
         // SAFETY: the CPU has AVX2 and POPCNT, as just asked.
         return unsafe {
             if run.0 >= 0x800 {
