@@ -834,7 +834,7 @@ pub(crate) fn encode_utf16_single_byte_steps(
 /// short run within Latin-1 (`avx2::linear_steps_from_utf8`), else the SSSE3 steps
 /// of 16 for a long run of two-byte UTF-8 past Latin-1
 /// (`ssse3::linear_steps_from_utf8`); on aarch64 NEON's of 16 for a run of 16 or
-/// more (`aarch64::linear_steps_from_utf8`); elsewhere, and for fewer than 65 (34,
+/// more but a short one within Latin-1 (`aarch64::linear_steps_from_utf8`); elsewhere, and for fewer than 65 (34,
 /// 18) bytes, none. Returns the bytes read and written.
 #[inline(always)]
 pub(crate) fn encode_utf8_single_byte_steps(
@@ -892,8 +892,11 @@ pub(crate) fn encode_utf8_single_byte_steps(
     // windows-1250's), most letters are others, looked up one at a time after a
     // step's masks, which took more instructions than the scalar loop (ru.txt KOI8-R
     // 3.55 → 2.89 times encoding_rs's bytes a thousand instructions).
+    // Nor, as AVX2's, for a run within Latin-1 shorter than windows-1252's
+    // (windows-1254, 1258): tr.html windows-1254 2.26 → 2.18, vi.txt windows-1258
+    // 1.82 → 1.71 with them (and windows-1252's fr.txt 1.15 → 1.46).
     #[cfg(all(target_arch = "aarch64", not(whatenc_portable)))]
-    if src.len() > 17 && dst.len() >= 16 && run.1 >= 16 && allows(Tier::Neon) {
+    if src.len() > 17 && dst.len() >= 16 && run.1 >= 16 && !(run.0 < 0x100 && run.1 < 64) && allows(Tier::Neon) {
         return if run.0 >= 0x800 {
             aarch64::linear_steps_from_utf8::<true>(src, dst, run, index)
         } else {
