@@ -55,8 +55,8 @@ pub(super) fn prefetch_ahead(src: &[u8], pos: usize, distance: usize, lines: usi
 
 /// Whether [`prefetch_ahead`] pays in the UTF-8 check without the copy on this CPU:
 /// not on AMD's from Zen 3 on (see [`vendor_amd`]), where the hardware prefetchers
-/// keep up and the software prefetch only costs; yes on Intel's and on AMD's family
-/// 17h ([`amd_family_17h`]). Asked once and cached. On `AMD EPYC` Zen 4 (rotating,
+/// keep up and the software prefetch only costs (but on Zen 3 for long input: see
+/// [`amd_zen3`]); yes on Intel's and on AMD's family 17h ([`amd_family_17h`]). Asked once and cached. On `AMD EPYC` Zen 4 (rotating,
 /// AVX2 tier), it took en.html (from memory) from 24.2 to 30.7 µs and en.txt (from
 /// L3) from 0.97 to 1.05 µs, and no distance (2 or 8 KiB) or hint (T0, T1, NTA)
 /// gained anywhere; on `Intel Xeon` Cascade Lake it gained 15–35% (see
@@ -89,8 +89,45 @@ static PREFETCH_PAYS: AtomicU8 = AtomicU8::new(0);
 /// run them with the prefetch on any CPU).
 #[inline]
 pub(super) fn check_prefetch_pays(len: usize) -> bool {
-    prefetch_pays() && (len >= 128 << 10 || cfg!(test) || !amd_family_17h())
+    (prefetch_pays() || amd_zen3()) && (len >= LARGE_FROM || cfg!(test) || !(amd_family_17h() || amd_zen3()))
 }
+
+/// The lengths from which the UTF-8 check without the copy prefetches on AMD's family
+/// 17h and on Zen 3 ([`check_prefetch_pays`]), and from which [`copy_bytes`] takes its
+/// own loop on Zen 3 ([`copy_loop`]): what comes from L3 or memory (a document whose
+/// 64 versions do not fit L2, in the benchmark).
+const LARGE_FROM: usize = 128 << 10;
+
+/// Whether the CPU is AMD's Zen 3 (family 19h, models 00h–0Fh and 20h–5Fh; the
+/// others of the family are Zen 4's), asked once and cached: there, unlike on Zen 4,
+/// the hardware prefetchers did not keep up with the UTF-8 check without the copy
+/// nor with the standard library's copy, and the software prefetch pays from
+/// [`LARGE_FROM`] bytes, 4 KiB ahead in the check ([`check_prefetch_distance`]) and
+/// 2 KiB in the copy ([`copy_loop`]). Rotating, AVX2 tier (the CPU's best),
+/// `AMD EPYC` family 25 model 1 (Zen 3), whatenc / encoding_rs, medians of three
+/// runs, before → after (with the sparse pairs of `utf8_check`'s windows):
+/// validation ar.html 0.98 → 1.22, cs.html 0.92 → 1.19, he.html 0.91 → 1.22,
+/// ko.html 0.91 → 1.59, ru.html 0.90 → 1.15, th.html 0.88 → 1.06, zh_cn.html 0.81
+/// → 1.13, zh_tw.html 0.90 → 1.26, en.html 0.98 → 0.98; the SSSE3 tier, against
+/// simdutf8's SSE4.2 kernel, ar.html 0.91 → 1.10, el.html 0.91 → 1.13, th.html 0.89
+/// → 1.09, ru.html 0.92 → 1.18. UTF-8 → UTF-8 from `&str` (a copy), the loop against
+/// the standard library's copy (`rep movsb`, which encoding_rs calls): ja.html 1.36,
+/// tr.html 1.34, ko.html 1.52, el.html 1.35, th.txt 1.56, ru.txt 1.29, de.txt 1.30,
+/// pt.html and en.html 1.02; below 64 KiB it lost (ar.txt 0.88, ko.txt 0.91, tr.txt
+/// 0.93), hence the bound.
+pub(super) fn amd_zen3() -> bool {
+    cached(&AMD_ZEN3, || {
+        #[allow(unused_unsafe, reason = "`__cpuid` is safe in newer compilers")]
+        // SAFETY: every x86_64 CPU has CPUID and its leaf 1.
+        let eax = unsafe { core::arch::x86_64::__cpuid(1) }.eax;
+        // The model with its extended part (family 0Fh and above).
+        let model = ((eax >> 4) & 0xF) | ((eax >> 16) & 0xF) << 4;
+        vendor_amd() && family() == 0x19 && matches!(model, 0x00..=0x0F | 0x20..=0x5F)
+    })
+}
+
+/// [`amd_zen3`]'s answer, as [`cached`] keeps it.
+static AMD_ZEN3: AtomicU8 = AtomicU8::new(0);
 
 /// How far ahead of where it reads the UTF-8 check without the copy prefetches, where
 /// [`check_prefetch_pays`]: [`PREFETCH_DISTANCE`], and twice that on AMD's family 17h
@@ -104,7 +141,7 @@ pub(super) fn check_prefetch_pays(len: usize) -> bool {
 /// same within 2% either way.
 #[inline]
 pub(super) fn check_prefetch_distance() -> usize {
-    if amd_family_17h() { 2 * PREFETCH_DISTANCE } else { PREFETCH_DISTANCE }
+    if amd_family_17h() || amd_zen3() { 2 * PREFETCH_DISTANCE } else { PREFETCH_DISTANCE }
 }
 
 /// Whether the UTF-8 check's windows (`utf8_check::windows`) take their sparse mode,
@@ -232,6 +269,8 @@ fn cached(cell: &AtomicU8, ask: impl FnOnce() -> bool) -> bool {
 #[cfg(test)]
 pub(super) fn set_prefetch_pays(pays: bool) {
     PREFETCH_PAYS.store(if pays { 1 } else { 2 }, Ordering::Relaxed);
+    // Not Zen 3, whose own rule would prefetch long input either way.
+    AMD_ZEN3.store(2, Ordering::Relaxed);
     VENDOR_AMD.store(if pays { 2 } else { 1 }, Ordering::Relaxed);
 }
 
@@ -239,8 +278,10 @@ pub(super) fn set_prefetch_pays(pays: bool) {
 /// ahead it prefetches.
 #[derive(Clone, Copy, Debug)]
 struct CopyLoop {
-    /// The end of the lengths copied in the loop (from [`COPY_LOOP_FROM`]); the others
-    /// go to the standard library's copy.
+    /// The lengths copied in the loop, `from .. up_to` (`from` at least
+    /// [`COPY_LOOP_FROM`]); the others go to the standard library's copy.
+    from: usize,
+    /// See `from`.
     up_to: usize,
     /// Bytes ahead of the step that it asks for.
     distance: usize,
@@ -260,13 +301,16 @@ const COPY_LOOP_FROM: usize = 8 << 10;
 /// each against the standard library's copy in the same run (which encoding_rs
 /// calls): en.html (700 KB) 0.85 (0.99 with the limit), fr.txt 0.84, he.html 0.84,
 /// zh_tw.html 0.84, pt.html 0.84, cs.html 0.83, ja.html 0.84; 2 KiB ahead, 0.86–0.94.
+/// On AMD's Zen 3 ([`amd_zen3`]), from [`LARGE_FROM`] bytes, 2 KiB ahead.
 fn copy_loop() -> Option<CopyLoop> {
-    if !prefetch_pays() || fast_short_rep_movsb() {
+    if amd_zen3() {
+        Some(CopyLoop { from: LARGE_FROM, up_to: usize::MAX, distance: PREFETCH_DISTANCE })
+    } else if !prefetch_pays() || fast_short_rep_movsb() {
         None
     } else if amd_family_17h() {
-        Some(CopyLoop { up_to: usize::MAX, distance: 1 << 10 })
+        Some(CopyLoop { from: COPY_LOOP_FROM, up_to: usize::MAX, distance: 1 << 10 })
     } else {
-        Some(CopyLoop { up_to: 512 << 10, distance: PREFETCH_DISTANCE })
+        Some(CopyLoop { from: COPY_LOOP_FROM, up_to: 512 << 10, distance: PREFETCH_DISTANCE })
     }
 }
 
@@ -317,7 +361,7 @@ const WIDE_COPY_UP_TO: usize = 24 << 10;
 #[inline]
 fn copy_bytes_with(src: &[u8], dst: &mut [u8], looped: Option<CopyLoop>) {
     assert_eq!(src.len(), dst.len(), "copy_bytes: lengths differ");
-    let Some(CopyLoop { distance, .. }) = looped.filter(|l| (COPY_LOOP_FROM..l.up_to).contains(&src.len())) else {
+    let Some(CopyLoop { distance, .. }) = looped.filter(|l| (l.from..l.up_to).contains(&src.len())) else {
         dst.copy_from_slice(src);
         return;
     };
@@ -1152,12 +1196,14 @@ mod tests {
         let (low, high) = (super::COPY_LOOP_FROM, 512 << 10);
         let loops = [
             None,
-            Some(super::CopyLoop { up_to: high, distance: super::PREFETCH_DISTANCE }),
-            Some(super::CopyLoop { up_to: usize::MAX, distance: 1 << 10 }),
+            Some(super::CopyLoop { from: low, up_to: high, distance: super::PREFETCH_DISTANCE }),
+            Some(super::CopyLoop { from: low, up_to: usize::MAX, distance: 1 << 10 }),
+            Some(super::CopyLoop { from: super::LARGE_FROM, up_to: usize::MAX, distance: super::PREFETCH_DISTANCE }),
         ];
         let mut next = super::super::xorshift(7);
         let bytes: alloc::vec::Vec<u8> = (0..high + 200).map(|_| next() as u8).collect();
-        let lengths = (0..200).chain(low - 70..low + 200).chain(high - 70..high + 70);
+        let large = super::LARGE_FROM;
+        let lengths = (0..200).chain(low - 70..low + 200).chain(large - 70..large + 70).chain(high - 70..high + 70);
         for (k, len) in lengths.enumerate() {
             let (from, to) = (k % 16, k / 16 % 16);
             let src = &bytes[from..from + len];
