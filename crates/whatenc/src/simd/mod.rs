@@ -317,9 +317,9 @@ fn with_checks<R>(f: impl FnOnce(&utf8_check::Checks) -> R) -> Option<R> {
     allows(Tier::Neon).then(|| f(&aarch64::CHECKS))
 }
 
-/// Validates UTF-8 with the kernels of [`with_checks`], where there are some; otherwise
-/// (the SSE2 and portable tiers) with [`valid_up_to_without_checks`]. The text when all
-/// of `bytes` is valid.
+/// Validates UTF-8 with the kernels of `with_checks` (not in the portable build),
+/// where there are some; otherwise (the SSE2 and portable tiers) with
+/// [`valid_up_to_without_checks`]. The text when all of `bytes` is valid.
 #[inline]
 pub(crate) fn validate_utf8(bytes: &[u8]) -> Option<&str> {
     #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(whatenc_portable)))]
@@ -356,8 +356,9 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 /// these tiers):
 /// - input shorter than [`scalar::SHORT_UTF8`] is looked at for ASCII first
 ///   ([`scalar::ascii_prefix_len`]): all ASCII, it is valid;
-/// - otherwise, at the SSE2 tier, from [`SIMDUTF8_KERNEL_FROM`] bytes, simdutf8's
-///   `compat` kernel for this CPU ([`simdutf8_kernel_valid_up_to`]), called directly;
+/// - otherwise, at the SSE2 tier (x86_64), from `SIMDUTF8_KERNEL_FROM` bytes,
+///   simdutf8's `compat` kernel for this CPU (`simdutf8_kernel_valid_up_to`), called
+///   directly;
 /// - shorter input, and any at the portable tier, [`scalar::short_utf8_valid_up_to`];
 /// - from [`scalar::SHORT_UTF8`] bytes, simdutf8's kernel (called directly on x86_64,
 ///   through `simdutf8::compat::from_utf8` elsewhere).
@@ -365,7 +366,7 @@ pub(crate) fn valid_utf8_prefix(bytes: &[u8]) -> &str {
 /// Decode short to `String` (16 pieces of 13 to 256 bytes a call, each a new decoder;
 /// rotating; whatenc / encoding_rs; `AMD EPYC` Zen 5), before (scalar below 64 bytes,
 /// simdutf8 through `from_utf8`, no look for ASCII) → after, with
-/// [`crate::tier::allows`]: SSE2 tier ru.txt 0.99 → 1.75, vi.txt 1.04 → 2.29, ja.txt
+/// `crate::tier::allows`: SSE2 tier ru.txt 0.99 → 1.75, vi.txt 1.04 → 2.29, ja.txt
 /// 0.96 → 1.24, zh_tw.txt 0.95 → 1.28, th.txt 0.94 → 1.24, en.txt 0.97 → 1.17,
 /// en.html 0.96 → 1.25; portable tier (no kernel below 64 bytes) en.txt 0.94 → 1.15,
 /// ja.txt 0.97 → 1.03, cs.txt 0.97 → 1.00. Each part, SSE2 tier, in builds of one
@@ -438,7 +439,7 @@ fn simdutf8_kernel_valid_up_to(bytes: &[u8]) -> Option<usize> {
 
 /// Appends the longest valid UTF-8 prefix of `src` that fits in `dst`'s spare
 /// capacity (it never reallocates); returns its length. With the kernels of
-/// [`with_checks`] (AVX-512BW and AVX-512VBMI, AVX2 or SSSE3; NEON on aarch64), one pass
+/// `with_checks` (AVX-512BW and AVX-512VBMI, AVX2 or SSSE3; NEON on aarch64), one pass
 /// validates and copies; otherwise [`valid_utf8_prefix_in_pieces`].
 #[inline]
 pub(crate) fn push_valid_utf8_prefix(dst: &mut String, src: &[u8]) -> usize {
@@ -477,7 +478,7 @@ pub(crate) fn push_valid_utf8_prefix_after_error(dst: &mut String, src: &[u8]) -
 }
 
 /// Copies the longest valid UTF-8 prefix of `src` that fits into the start of `dst`;
-/// returns its length. With the kernels of [`with_checks`], one pass validates and
+/// returns its length. With the kernels of `with_checks`, one pass validates and
 /// copies (as for [`push_valid_utf8_prefix`]); otherwise
 /// [`valid_utf8_prefix_in_pieces`].
 #[inline]
@@ -527,7 +528,7 @@ pub(crate) fn copy_valid_utf8_in_pieces(src: &[u8], dst: &mut [u8]) -> Option<us
 
 /// Whether [`push_valid_utf8_in_pieces`] and [`copy_valid_utf8_in_pieces`] take
 /// `len` bytes in pieces: on `AMD EPYC` Zen 5 and later (`x86_64::amd_family_1ah_on`),
-/// from [`in_pieces_from`] bytes, where the check alone and a copy from L2 (the
+/// from `in_pieces_from` bytes (x86_64), where the check alone and a copy from L2 (the
 /// platform's `memcpy`, `rep movsb` there) went faster than the fused copy.
 ///
 /// AVX-512 kernels, pages from memory, rotating, UTF-8 → `String`, GB/s, one pass →
