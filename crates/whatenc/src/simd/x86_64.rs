@@ -55,8 +55,8 @@ pub(super) fn prefetch_ahead(src: &[u8], pos: usize, distance: usize, lines: usi
 
 /// Whether [`prefetch_ahead`] pays in the UTF-8 check without the copy on this CPU:
 /// not on AMD's from Zen 3 on (see [`vendor_amd`]), where the hardware prefetchers
-/// keep up and the software prefetch only costs (but on Zen 3 for long input: see
-/// [`amd_zen3`]); yes on Intel's and on AMD's family 17h ([`amd_family_17h`]). Asked once and cached. On `AMD EPYC` Zen 4 (rotating,
+/// keep up and the software prefetch only costs (but on Zen 3 and from Zen 5 on for
+/// long input: see [`long_prefetch_pays`]); yes on Intel's and on AMD's family 17h ([`amd_family_17h`]). Asked once and cached. On `AMD EPYC` Zen 4 (rotating,
 /// AVX2 tier), it took en.html (from memory) from 24.2 to 30.7 µs and en.txt (from
 /// L3) from 0.97 to 1.05 µs, and no distance (2 or 8 KiB) or hint (T0, T1, NTA)
 /// gained anywhere; on `Intel Xeon` Cascade Lake it gained 15–35% (see
@@ -89,8 +89,49 @@ static PREFETCH_PAYS: AtomicU8 = AtomicU8::new(0);
 /// run them with the prefetch on any CPU).
 #[inline]
 pub(super) fn check_prefetch_pays(len: usize) -> bool {
-    (prefetch_pays() || amd_zen3()) && (len >= LARGE_FROM || cfg!(test) || !(amd_family_17h() || amd_zen3()))
+    (prefetch_pays() || long_prefetch_pays())
+        && (len >= LARGE_FROM || cfg!(test) || !(amd_family_17h() || long_prefetch_pays()))
 }
+
+/// Whether the AVX-512 check without the copy (`super::avx512`) prefetches through
+/// `len` bytes: on AMD's Zen 5 and later ([`amd_family_1ah_on`]) from [`LARGE_FROM`]
+/// bytes, [`check_prefetch_distance`] ahead; on the others, whose AVX-512 check was
+/// not measured with it (Intel's; on Zen 4 the AVX2 tier's lost, see
+/// [`prefetch_pays`]), no. In the
+/// unit tests, where [`prefetch_pays`] says (see `set_prefetch_pays`). Validation,
+/// AVX-512 tier, rotating, `AMD EPYC` Zen 5 (family 26 model 2, session 50),
+/// whatenc / encoding_rs and whatenc's GB/s, medians of three runs, without → with:
+/// vi.html 1.74 → 2.28 (19.7 → 26.8), ar.html 1.45 → 1.96 (18.6 → 26.4), tr.html
+/// 2.33 → 2.73 (22.5 → 33.4), zh_tw.html 1.76 → 2.20, zh_cn.html 1.90 → 2.20, cs.html
+/// 2.02 → 2.42, ru.html 1.68 → 2.03, th.html 1.54 → 1.85, pt.html 1.91 → 2.19; de.html,
+/// en.html, fr.html, he.html, ja.html within 5%; el.html 2.64 → 2.48, ko.html 3.06 →
+/// 2.72 (41.8 → 37.3, its 64 versions in L3).
+#[inline]
+pub(super) fn avx512_check_prefetch_pays(len: usize) -> bool {
+    if cfg!(test) { prefetch_pays() } else { amd_family_1ah_on() && len >= LARGE_FROM }
+}
+
+/// Whether the UTF-8 check without the copy prefetches long input (from
+/// [`LARGE_FROM`] bytes) where [`prefetch_pays`] says no: on AMD's Zen 3
+/// ([`amd_zen3`]) and from Zen 5 on ([`amd_family_1ah_on`]), [`check_prefetch_distance`]
+/// ahead. Asked once and cached. On Zen 5 (AVX2 tier, rotating, `AMD EPYC` family 26
+/// model 2, session 50; GB/s, medians of five runs, without → with): ru.html 11.6 →
+/// 22.0, zh_cn.html 15.3 → 23.1, zh_tw.html 16.4 → 23.3, ja.html 16.1 → 22.8,
+/// vi.html 17.5 → 24.1, he.html 12.6 → 16.9, pt.html 17.9 → 24.0, tr.html 16.9 →
+/// 22.5, en.html 21.6 → 27.6, el.html 21.7 → 25.3, ko.html 21.8 → 24.8, th.html 17.1
+/// → 19.3; lost: ar.html 20.1 → 17.7, cs.html 21.6 → 19.5, de.html 25.7 → 24.3,
+/// fr.html 24.3 → 22.9, fr.txt 23.9 → 22.5, th.txt 21.4 → 20.9. The SSSE3 tier,
+/// against simdutf8's SSE4.2 kernel (medians of three): en.html 0.91 → 1.30, pt.html
+/// 1.86 → 2.12, th.html 1.60 → 1.72, fr.html 2.03 → 2.22; 2 KiB ahead rather than 4,
+/// en.html 0.99. Session 41 had measured the prefetch of 2 KiB, at any length, on
+/// a Zen 5 whose memory was faster (pt.html validated at 32.3 GB/s without it, 17.9
+/// here): the AVX2 tier lost 2–8% (pt.html 32.3 → 29.5 GB/s).
+fn long_prefetch_pays() -> bool {
+    cached(&LONG_PREFETCH_PAYS, || amd_zen3() || amd_family_1ah_on())
+}
+
+/// [`long_prefetch_pays`]' answer, as [`cached`] keeps it.
+static LONG_PREFETCH_PAYS: AtomicU8 = AtomicU8::new(0);
 
 /// The lengths from which the UTF-8 check without the copy prefetches on AMD's family
 /// 17h and on Zen 3 ([`check_prefetch_pays`]), and from which [`copy_bytes`] takes its
@@ -141,7 +182,7 @@ static AMD_ZEN3: AtomicU8 = AtomicU8::new(0);
 /// same within 2% either way.
 #[inline]
 pub(super) fn check_prefetch_distance() -> usize {
-    if amd_family_17h() || amd_zen3() { 2 * PREFETCH_DISTANCE } else { PREFETCH_DISTANCE }
+    if amd_family_17h() || long_prefetch_pays() { 2 * PREFETCH_DISTANCE } else { PREFETCH_DISTANCE }
 }
 
 /// Whether the UTF-8 check's windows (`utf8_check::windows`) take their sparse mode,
@@ -269,8 +310,9 @@ fn cached(cell: &AtomicU8, ask: impl FnOnce() -> bool) -> bool {
 #[cfg(test)]
 pub(super) fn set_prefetch_pays(pays: bool) {
     PREFETCH_PAYS.store(if pays { 1 } else { 2 }, Ordering::Relaxed);
-    // Not Zen 3, whose own rule would prefetch long input either way.
+    // Not Zen 3 nor Zen 5, whose own rule would prefetch long input either way.
     AMD_ZEN3.store(2, Ordering::Relaxed);
+    LONG_PREFETCH_PAYS.store(2, Ordering::Relaxed);
     VENDOR_AMD.store(if pays { 2 } else { 1 }, Ordering::Relaxed);
 }
 
