@@ -286,7 +286,7 @@ impl Windowed for Kernel {
     #[inline(always)]
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool {
         if self.distance != 0 {
-            super::x86_64::prefetch_ahead(src, pos, self.distance, 1);
+            super::x86_64::prefetch_ahead_unclamped(src, pos, self.distance, 1);
         }
         // SAFETY: the trait's contract: the block at `pos` is inside `src`, and the
         // CPU has AVX512BW.
@@ -296,7 +296,7 @@ impl Windowed for Kernel {
     #[inline(always)]
     unsafe fn pair_ascii(&self, src: &[u8], pos: usize) -> bool {
         if self.distance != 0 {
-            super::x86_64::prefetch_ahead(src, pos, self.distance, 2);
+            super::x86_64::prefetch_ahead_unclamped(src, pos, self.distance, 2);
         }
         // SAFETY: the trait's contract: the two blocks at `pos` are inside `src`, and
         // the CPU has AVX512BW.
@@ -332,7 +332,7 @@ impl Windowed for Kernel {
     #[inline(always)]
     unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)> {
         if self.distance != 0 {
-            super::x86_64::prefetch_ahead(src, pos, self.distance, DENSE);
+            super::x86_64::prefetch_ahead_unclamped(src, pos, self.distance, DENSE);
         }
         let mut open = u64::from(open);
         // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE * 64` is inside `src`,

@@ -223,6 +223,16 @@ fn prefetch_ahead(src: &[u8], pos: usize, distance: usize, lines: usize) {
     let _ = (src, pos, distance, lines);
 }
 
+/// x86_64's `prefetch_ahead_unclamped`, for the check without the copy (whose calls
+/// that prefetch are long: see x86_64's `check_prefetch_pays`); on aarch64, nothing.
+#[inline(always)]
+fn prefetch_ahead_unclamped(src: &[u8], pos: usize, distance: usize, lines: usize) {
+    #[cfg(target_arch = "x86_64")]
+    super::x86_64::prefetch_ahead_unclamped(src, pos, distance, lines);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (src, pos, distance, lines);
+}
+
 /// How far ahead the fused copy prefetches (x86_64's `PREFETCH_DISTANCE`).
 #[cfg(target_arch = "x86_64")]
 const COPY_PREFETCH_DISTANCE: usize = super::x86_64::PREFETCH_DISTANCE;
@@ -699,7 +709,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
     #[inline(always)]
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool {
         if PREFETCH {
-            prefetch_ahead(src, pos, self.distance, 1);
+            prefetch_ahead_unclamped(src, pos, self.distance, 1);
         }
         // SAFETY: the trait's contract: the chunk at `pos` is inside `src`, and the
         // CPU has `V`'s instructions (see the struct's doc).
@@ -709,7 +719,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
     #[inline(always)]
     unsafe fn pair_ascii(&self, src: &[u8], pos: usize) -> bool {
         if PREFETCH {
-            prefetch_ahead(src, pos, self.distance, 2);
+            prefetch_ahead_unclamped(src, pos, self.distance, 2);
         }
         // SAFETY: the trait's contract: the two chunks at `pos` are inside `src`, and
         // the CPU has `V`'s instructions (see the struct's doc).
@@ -764,7 +774,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
     #[inline(always)]
     unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)> {
         if PREFETCH {
-            prefetch_ahead(src, pos, self.distance, Self::DENSE_STEP / 64);
+            prefetch_ahead_unclamped(src, pos, self.distance, Self::DENSE_STEP / 64);
         }
         let (base, mut open) = (src.as_ptr(), u32::from(open));
         // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE_STEP` is inside `src`,
