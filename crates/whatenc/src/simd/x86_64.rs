@@ -62,13 +62,14 @@ pub(super) fn prefetch_ahead(src: &[u8], pos: usize, distance: usize, lines: usi
 /// reads nothing that the program sees and never faults). The clamp (a compare and
 /// a conditional move each time it asks, a chunk of 64 bytes at a time in the maps
 /// and the sparse mode) had cost the check in cache up to 25%; with a branch on the
-/// end in its place, the same. Validation of pages
-/// in cache (repeated input), `AMD EPYC` Zen 5 (family 26 model 2, session 51),
-/// whatenc / simdutf8, medians of five runs, clamped → not: AVX-512 de.html 0.94 →
-/// 1.21, en.html 1.39 → 1.55, pt.html 0.98 → 1.22, ru.html 1.39 → 1.53, vi.html 0.88
-/// → 1.39, ko.html 1.72 → 1.75, ja.html 1.57 → 1.36; AVX2 de.html 0.81 → 1.04, en.html
-/// 1.33 → 1.46, ja.html 0.76 → 0.92, ko.html 0.84 → 0.93, pt.html 0.75 → 0.89,
-/// ru.html 0.88 → 1.02, vi.html 0.83 → 0.84.
+/// end in its place, the same. Validation of pages in cache (repeated input), `AMD
+/// EPYC` Zen 5 (family 26 model 2, session 51), whatenc / simdutf8, medians of five
+/// runs, clamped → not: AVX-512 ar.html 1.38 → 1.63, de.html 1.12 → 1.25, en.html
+/// 1.47 → 1.60, fr.html 1.01 → 1.23, ko.html 1.67 → 1.79, pt.html 1.04 → 1.16,
+/// vi.html 1.02 → 1.34, ja.html 1.51 → 1.30, ru.html 1.30 → 1.22; AVX2 de.html 0.85
+/// → 1.04, fr.html 0.81 → 0.96, ja.html 0.83 → 0.91, pt.html 0.79 → 1.00, ru.html 0.86
+/// → 0.97, vi.html 0.84 → 0.99, ar.html, en.html and ko.html within 6%. Rotating
+/// (from memory), the same within the noise at AVX-512, AVX2 and SSSE3.
 #[inline(always)]
 pub(super) fn prefetch_ahead_unclamped(src: &[u8], pos: usize, distance: usize, lines: usize) {
     let at = src.as_ptr().wrapping_add(pos + distance);
