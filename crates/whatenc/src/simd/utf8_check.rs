@@ -213,22 +213,18 @@ static TEST_WINDOWS_FROM: core::sync::atomic::AtomicUsize = core::sync::atomic::
 #[cfg(test)]
 static COPY_WINDOWS_ERRORS: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 
-/// Asks for the cache lines `distance` bytes ahead of `pos` in `src` (x86_64's
-/// `prefetch_ahead`); on aarch64, nothing (its prefetch intrinsic is not stable).
+/// Asks for the cache lines `distance` bytes ahead of `pos` in `src`: with `CLAMP`,
+/// x86_64's `prefetch_ahead` (the fused copy's), else its `prefetch_ahead_unclamped`
+/// (the check alone's, whose calls that prefetch are long: see x86_64's
+/// `check_prefetch_pays`); on aarch64, nothing (its prefetch intrinsic is not stable).
 #[inline(always)]
-fn prefetch_ahead(src: &[u8], pos: usize, distance: usize, lines: usize) {
+fn prefetch_ahead<const CLAMP: bool>(src: &[u8], pos: usize, distance: usize, lines: usize) {
     #[cfg(target_arch = "x86_64")]
-    super::x86_64::prefetch_ahead(src, pos, distance, lines);
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (src, pos, distance, lines);
-}
-
-/// x86_64's `prefetch_ahead_unclamped`, for the check without the copy (whose calls
-/// that prefetch are long: see x86_64's `check_prefetch_pays`); on aarch64, nothing.
-#[inline(always)]
-fn prefetch_ahead_unclamped(src: &[u8], pos: usize, distance: usize, lines: usize) {
-    #[cfg(target_arch = "x86_64")]
-    super::x86_64::prefetch_ahead_unclamped(src, pos, distance, lines);
+    if CLAMP {
+        super::x86_64::prefetch_ahead(src, pos, distance, lines);
+    } else {
+        super::x86_64::prefetch_ahead_unclamped(src, pos, distance, lines);
+    }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (src, pos, distance, lines);
 }
@@ -709,7 +705,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
     #[inline(always)]
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool {
         if PREFETCH {
-            prefetch_ahead_unclamped(src, pos, self.distance, 1);
+            prefetch_ahead::<false>(src, pos, self.distance, 1);
         }
         // SAFETY: the trait's contract: the chunk at `pos` is inside `src`, and the
         // CPU has `V`'s instructions (see the struct's doc).
@@ -719,7 +715,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
     #[inline(always)]
     unsafe fn pair_ascii(&self, src: &[u8], pos: usize) -> bool {
         if PREFETCH {
-            prefetch_ahead_unclamped(src, pos, self.distance, 2);
+            prefetch_ahead::<false>(src, pos, self.distance, 2);
         }
         // SAFETY: the trait's contract: the two chunks at `pos` are inside `src`, and
         // the CPU has `V`'s instructions (see the struct's doc).
@@ -774,7 +770,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
     #[inline(always)]
     unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)> {
         if PREFETCH {
-            prefetch_ahead_unclamped(src, pos, self.distance, Self::DENSE_STEP / 64);
+            prefetch_ahead::<false>(src, pos, self.distance, Self::DENSE_STEP / 64);
         }
         let (base, mut open) = (src.as_ptr(), u32::from(open));
         // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE_STEP` is inside `src`,
@@ -934,7 +930,7 @@ pub(super) unsafe fn check<
                 // not the steps below with a step length chosen at run time: that
                 // made the prefetch a loop, and English took 30% longer (en.txt 5.0
                 // → 6.5 µs, SSSE3, `AMD EPYC` Zen 1).
-                prefetch_ahead(src, pos, COPY_PREFETCH_DISTANCE, DENSE_N * block / 64);
+                prefetch_ahead::<true>(src, pos, COPY_PREFETCH_DISTANCE, DENSE_N * block / 64);
                 // SAFETY: `pos - 3 .. pos + DENSE_N * LEN` is inside `src` (pos >= LEN),
                 // and `dst` has room for `len` bytes; the CPU has `V`'s instructions.
                 let checked = unsafe { step::<V, DENSE_N, COPY, true>(base, dst, pos, &mut open) }?;
@@ -942,7 +938,7 @@ pub(super) unsafe fn check<
                 pos += DENSE_N * block;
                 continue;
             }
-            prefetch_ahead(src, pos, COPY_PREFETCH_DISTANCE, COPY_N * block / 64);
+            prefetch_ahead::<true>(src, pos, COPY_PREFETCH_DISTANCE, COPY_N * block / 64);
             // SAFETY: `pos - 3 .. pos + COPY_N * LEN` is inside `src` (pos >= LEN), and
             // `dst` has room for `len` bytes; the CPU has `V`'s instructions.
             let checked = unsafe {

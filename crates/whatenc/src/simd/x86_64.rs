@@ -46,12 +46,7 @@ pub(super) const PREFETCH_DISTANCE: usize = 2048;
 #[inline(always)]
 pub(super) fn prefetch_ahead(src: &[u8], pos: usize, distance: usize, lines: usize) {
     // One clamp a step: the lines after the first may lie past the end.
-    let at = src.as_ptr().wrapping_add((pos + distance).min(src.len().saturating_sub(1)));
-    for line in 0..lines {
-        // SAFETY: a prefetch reads nothing that the program sees and never faults,
-        // wherever the address points.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(64 * line).cast()) };
-    }
+    prefetch_ahead_unclamped(src, (pos + distance).min(src.len().saturating_sub(1)), 0, lines);
 }
 
 /// [`prefetch_ahead`] without the clamp, for the UTF-8 check without the copy (the
