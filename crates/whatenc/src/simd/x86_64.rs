@@ -122,8 +122,20 @@ static PREFETCH_PAYS: AtomicU8 = AtomicU8::new(0);
 /// run them with the prefetch on any CPU).
 #[inline]
 pub(super) fn check_prefetch_pays(len: usize) -> bool {
-    (prefetch_pays() || long_prefetch_pays())
-        && (cfg!(test) || (len >= UNCLAMPED_FROM && (len >= LARGE_FROM || !(amd_family_17h() || long_prefetch_pays()))))
+    if cfg!(test) {
+        return prefetch_pays() || long_prefetch_pays();
+    }
+    check_prefetches_through(len, prefetch_pays(), long_prefetch_pays() || amd_family_17h())
+}
+
+/// [`check_prefetch_pays`]' rule outside the tests, given the CPU's answers: where the
+/// prefetch `pays` at any length, from [`UNCLAMPED_FROM`] bytes; where it pays only
+/// for `long` input (AMD's Zen 1, Zen 3 and Zen 5), from [`LARGE_FROM`]. Never below
+/// [`UNCLAMPED_FROM`], so that a call's lines asked for past its end stay few (see
+/// [`prefetch_ahead_unclamped`]).
+#[inline]
+fn check_prefetches_through(len: usize, pays: bool, long: bool) -> bool {
+    (pays || long) && len >= UNCLAMPED_FROM && (len >= LARGE_FROM || !long)
 }
 
 /// Whether the AVX-512 check without the copy (`super::avx512`) prefetches through
@@ -141,7 +153,14 @@ pub(super) fn check_prefetch_pays(len: usize) -> bool {
 /// 2.72 (41.8 → 37.3, its 64 versions in L3).
 #[inline]
 pub(super) fn avx512_check_prefetch_pays(len: usize) -> bool {
-    if cfg!(test) { prefetch_pays() } else { amd_family_1ah_on() && len >= LARGE_FROM }
+    if cfg!(test) { prefetch_pays() } else { avx512_check_prefetches_through(len, amd_family_1ah_on()) }
+}
+
+/// [`avx512_check_prefetch_pays`]' rule outside the tests, given whether the CPU is
+/// Zen 5 or later: from [`LARGE_FROM`] bytes (at least [`UNCLAMPED_FROM`]).
+#[inline]
+fn avx512_check_prefetches_through(len: usize, zen5_on: bool) -> bool {
+    zen5_on && len >= LARGE_FROM
 }
 
 /// Whether the UTF-8 check without the copy prefetches long input (from
@@ -1231,6 +1250,33 @@ pub(crate) fn block_to_utf8<const SSSE3: bool>(block: [u16; 8], out: &mut [u8; 3
 
 #[cfg(test)]
 mod tests {
+    /// The check's prefetch, which is not clamped to the input, never takes a call
+    /// below `UNCLAMPED_FROM` bytes, whatever the CPU; at the bounds of each rule
+    /// (the worst inputs: the shortest calls that prefetch, and one byte less).
+    #[test]
+    fn the_unclamped_prefetch_takes_only_long_calls() {
+        for (pays, long) in [(false, false), (true, false), (false, true), (true, true)] {
+            for len in [0, 1, 64, 4096, super::UNCLAMPED_FROM - 1] {
+                assert!(!super::check_prefetches_through(len, pays, long), "{len} {pays} {long}");
+            }
+            for zen5 in [false, true] {
+                assert!(!super::avx512_check_prefetches_through(super::UNCLAMPED_FROM - 1, zen5));
+            }
+        }
+        // Where it pays at any length (Intel's): from UNCLAMPED_FROM.
+        assert!(super::check_prefetches_through(super::UNCLAMPED_FROM, true, false));
+        // Where it pays for long input only (AMD's Zen 1, Zen 3, Zen 5): from LARGE_FROM.
+        assert!(!super::check_prefetches_through(super::LARGE_FROM - 1, false, true));
+        assert!(!super::check_prefetches_through(super::LARGE_FROM - 1, true, true));
+        assert!(super::check_prefetches_through(super::LARGE_FROM, false, true));
+        // Where it never pays (Zen 4): at no length.
+        assert!(!super::check_prefetches_through(usize::MAX, false, false));
+        // The AVX-512 check: Zen 5 from LARGE_FROM, others never.
+        assert!(!super::avx512_check_prefetches_through(super::LARGE_FROM - 1, true));
+        assert!(super::avx512_check_prefetches_through(super::LARGE_FROM, true));
+        assert!(!super::avx512_check_prefetches_through(usize::MAX, false));
+    }
+
     use super::super::scalar;
 
     /// Inputs of every length up to 150 at every alignment, with the first non-ASCII
