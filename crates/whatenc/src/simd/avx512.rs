@@ -22,7 +22,9 @@
 //! kernels). The validation fused with a copy takes steps
 //! of four blocks, checked unless they are ASCII after three ASCII bytes.
 
-use super::utf8_check::{COPY_STEP, Checks, DENSE, TWO_CONTINUATIONS, Windowed, ends_inside, table, windows};
+use super::utf8_check::{
+    COPY_STEP, Checks, DENSE, TWO_CONTINUATIONS, Windowed, ends_inside, prefetched_through, table, windows,
+};
 use core::arch::x86_64::{
     __m512i, _mm512_loadu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_permutexvar_epi8, _mm512_movepi8_mask,
     _mm512_or_si512, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_srli_epi16, _mm512_storeu_epi8, _mm512_sub_epi8,
@@ -383,17 +385,28 @@ unsafe fn check<const COPY: bool>(src: &[u8], dst: *mut u8) -> Result<(), usize>
             pos += COPY_STEP * BLOCK;
         }
         if !COPY {
-            // SAFETY: `pos >= BLOCK >= 3`. The CPU has AVX512BW and AVX512VBMI: this
-            // function enables them, and its callers checked.
             let dense_at = if super::x86_64::amd_family_1ah_on() { DENSE_AT_ZEN5 } else { DENSE_AT };
             let distance = if super::x86_64::avx512_check_prefetch_pays(len) {
                 super::x86_64::check_prefetch_distance()
             } else {
                 0
             };
-            let (at, ends_open) = unsafe { windows(&mut Kernel { dense_at, distance }, src, pos, RUN) }
-                .map_err(|at| error_after(src, at))?;
-            (pos, open) = (at, u64::from(ends_open));
+            // With the prefetch to `distance` bytes from the end, where its lines all
+            // lie inside `src` (see `utf8_check::prefetched_through`); then the rest
+            // without (one pass where it does not prefetch).
+            let mut kernel = Kernel { dense_at, distance };
+            let mut through = prefetched_through(len, distance, pos);
+            loop {
+                // SAFETY: `pos >= BLOCK >= 3` (it only grows). The CPU has AVX512BW and
+                // AVX512VBMI: this function enables them, and its callers checked.
+                let (at, ends_open) =
+                    unsafe { windows(&mut kernel, &src[..through], pos, RUN) }.map_err(|at| error_after(src, at))?;
+                (pos, open) = (at, u64::from(ends_open));
+                if through == len {
+                    break;
+                }
+                (kernel.distance, through) = (0, len);
+            }
         }
         ascii_before = open == 0;
         while pos + BLOCK <= len {

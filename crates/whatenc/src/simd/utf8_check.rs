@@ -215,8 +215,9 @@ static COPY_WINDOWS_ERRORS: core::sync::atomic::AtomicUsize = core::sync::atomic
 
 /// Asks for the cache lines `distance` bytes ahead of `pos` in `src`: with `CLAMP`,
 /// x86_64's `prefetch_ahead` (the fused copy's), else its `prefetch_ahead_unclamped`
-/// (the check alone's, whose calls that prefetch are long: see x86_64's
-/// `check_prefetch_pays`); on aarch64, nothing (its prefetch intrinsic is not stable).
+/// (the check alone's, whose windows stop asking `distance` bytes before the end:
+/// see [`prefetched_through`]); on aarch64, nothing (its prefetch intrinsic is not
+/// stable).
 #[inline(always)]
 fn prefetch_ahead<const CLAMP: bool>(src: &[u8], pos: usize, distance: usize, lines: usize) {
     #[cfg(target_arch = "x86_64")]
@@ -256,6 +257,34 @@ fn prefetch_pays(len: usize) -> bool {
         let _ = len;
         false
     }
+}
+
+/// Whether the check without the copy clamps its prefetch to the input on this CPU
+/// (x86_64's `check_prefetch_clamps`); on aarch64, which does not prefetch, no.
+#[inline(always)]
+fn prefetch_clamps() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return super::x86_64::check_prefetch_clamps();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Where the windows of the check without the copy stop prefetching without the
+/// clamp (where x86_64's `check_prefetch_clamps` says no), in a call of `len` bytes
+/// that prefetches `distance` bytes ahead from `pos`: `distance` bytes from the end
+/// (or at `pos`, nearer). A kernel that reads the piece `at .. at + n` (a chunk, a
+/// pair, a dense step) asks for the lines of `at + distance .. at + distance + n`,
+/// so that with the windows over `src[..len - distance]` every line it asks for
+/// lies inside `src`; the last `distance` bytes run in windows without the
+/// prefetch. Session 51's prefetch without the clamp had asked up to `distance`
+/// bytes past the end, and so had needed calls of 16 KiB or more (where Intel's had
+/// prefetched at any length, as again now, with the clamp). On `AMD EPYC` Zen 3
+/// (session 52), with the prefetch not clamped, stopping here measured the same as
+/// asking past the end (AVX2, rotating, whatenc / simdutf8: de.html 1.45 / 1.42,
+/// ar.html 1.14 / 1.12, pt.html 1.11 / 1.08).
+#[inline(always)]
+pub(super) fn prefetched_through(len: usize, distance: usize, pos: usize) -> usize {
+    len.saturating_sub(distance).max(pos)
 }
 
 /// Whether [`windows`] takes its sparse mode on this CPU (x86_64's `sparse_pays`);
@@ -666,7 +695,7 @@ unsafe fn or_of<V: Bytes>(p: *const u8, len: usize) -> V {
 /// 5): pt.txt 0.96 → 1.05, fr.txt 1.18 → 1.27, de.txt 1.52 → 1.62; dense text and
 /// pages within the noise (ja.txt 1.23 / 1.22, ru.html 1.64 / 1.66, zh_cn.html 1.65 /
 /// 1.64); AVX2 the same or better (fr.txt 1.45 → 1.51).
-struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> {
+struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool, const CLAMP: bool> {
     /// Where the text is copied to, with `COPY` (room for all of it).
     dst: *mut u8,
     /// The dense steps in a row, up to this one, that were ASCII or sampled as
@@ -677,8 +706,8 @@ struct Kernel<V, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> {
     vector: PhantomData<V>,
 }
 
-impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Windowed
-    for Kernel<V, DENSE_N, PREFETCH, COPY>
+impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool, const CLAMP: bool> Windowed
+    for Kernel<V, DENSE_N, PREFETCH, COPY, CLAMP>
 {
     type Errors = V;
     const CHUNK: usize = CHUNK;
@@ -705,7 +734,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
     #[inline(always)]
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool {
         if PREFETCH {
-            prefetch_ahead::<false>(src, pos, self.distance, 1);
+            prefetch_ahead::<CLAMP>(src, pos, self.distance, 1);
         }
         // SAFETY: the trait's contract: the chunk at `pos` is inside `src`, and the
         // CPU has `V`'s instructions (see the struct's doc).
@@ -715,7 +744,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
     #[inline(always)]
     unsafe fn pair_ascii(&self, src: &[u8], pos: usize) -> bool {
         if PREFETCH {
-            prefetch_ahead::<false>(src, pos, self.distance, 2);
+            prefetch_ahead::<CLAMP>(src, pos, self.distance, 2);
         }
         // SAFETY: the trait's contract: the two chunks at `pos` are inside `src`, and
         // the CPU has `V`'s instructions (see the struct's doc).
@@ -770,7 +799,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool> Win
     #[inline(always)]
     unsafe fn dense_step(&mut self, src: &[u8], pos: usize, open: bool) -> Option<(bool, bool)> {
         if PREFETCH {
-            prefetch_ahead::<false>(src, pos, self.distance, Self::DENSE_STEP / 64);
+            prefetch_ahead::<CLAMP>(src, pos, self.distance, Self::DENSE_STEP / 64);
         }
         let (base, mut open) = (src.as_ptr(), u32::from(open));
         // SAFETY: the trait's contract: `pos - 3 .. pos + DENSE_STEP` is inside `src`,
@@ -959,30 +988,27 @@ pub(super) unsafe fn check<
             (pos, open) = (at, u32::from(ends_open));
         }
         if !COPY {
-            // SAFETY: `pos >= LEN >= 3`; the CPU has `V`'s instructions (the caller's
-            // precondition), which the kernels need.
-            let (at, ends_open) = unsafe {
-                if prefetch_pays(len) {
-                    let distance = check_prefetch_distance();
-                    let mut kernel = Kernel::<V, DENSE_N, true, false> {
-                        dst: core::ptr::null_mut(),
-                        ascii_run: 0,
-                        distance,
-                        vector: PhantomData,
-                    };
-                    windows(&mut kernel, src, pos, RUN)
-                } else {
-                    let mut kernel = Kernel::<V, DENSE_N, false, false> {
-                        dst: core::ptr::null_mut(),
-                        ascii_run: 0,
-                        distance: 0,
-                        vector: PhantomData,
-                    };
-                    windows(&mut kernel, src, pos, RUN)
-                }
+            if prefetch_pays(len) {
+                // SAFETY: `pos >= LEN >= 3`; the CPU has `V`'s instructions (the
+                // caller's precondition), which the kernels need.
+                pos = unsafe {
+                    if prefetch_clamps() {
+                        prefetching_windows::<V, DENSE_N, RUN, true>(src, pos)
+                    } else {
+                        prefetching_windows::<V, DENSE_N, RUN, false>(src, pos)
+                    }
+                }?;
             }
-            // SAFETY: `at >= pos >= 3`; the CPU has `V`'s instructions.
-            .map_err(|at| unsafe { error_after::<V>(src, at) })?;
+            let mut kernel = Kernel::<V, DENSE_N, false, false, false> {
+                dst: core::ptr::null_mut(),
+                ascii_run: 0,
+                distance: 0,
+                vector: PhantomData,
+            };
+            // SAFETY: as above.
+            let (at, ends_open) = unsafe { windows(&mut kernel, src, pos, RUN) }
+                // SAFETY: `at >= pos >= 3`; the CPU has `V`'s instructions.
+                .map_err(|at| unsafe { error_after::<V>(src, at) })?;
             (pos, open) = (at, u32::from(ends_open));
         }
         while pos + block <= len {
@@ -1032,6 +1058,33 @@ pub(super) unsafe fn check<
     Ok(())
 }
 
+/// The windows of the check without the copy with the prefetch, from `pos`: with
+/// `CLAMP` (see x86_64's `check_prefetch_clamps`) to the end, each line asked for
+/// clamped to the input's last byte; without, to `distance` bytes from the end
+/// ([`prefetched_through`]). Where they stopped, or `Err(at)` as [`check`]'s.
+///
+/// # Safety
+/// `pos >= 3`, and the CPU must have `V`'s instructions.
+#[inline(always)]
+unsafe fn prefetching_windows<V: Bytes, const DENSE_N: usize, const RUN: usize, const CLAMP: bool>(
+    src: &[u8],
+    pos: usize,
+) -> Result<usize, usize> {
+    let distance = check_prefetch_distance();
+    let mut kernel = Kernel::<V, DENSE_N, true, false, CLAMP> {
+        dst: core::ptr::null_mut(),
+        ascii_run: 0,
+        distance,
+        vector: PhantomData,
+    };
+    let through = if CLAMP { src.len() } else { prefetched_through(src.len(), distance, pos) };
+    // SAFETY: the caller's precondition.
+    let (at, _) = unsafe { windows(&mut kernel, &src[..through], pos, RUN) }
+        // SAFETY: `at >= pos >= 3`; the CPU has `V`'s instructions.
+        .map_err(|at| unsafe { error_after::<V>(src, at) })?;
+    Ok(at)
+}
+
 /// The copy of [`check`] from `pos` on with `COPY_WINDOWS`: [`windows`], each window
 /// copied once checked (from L1), each dense step checked and stored in one pass;
 /// returns where it stopped and whether a sequence is left open there, or `Err(at)`
@@ -1050,7 +1103,7 @@ unsafe fn copy_windows<V: Bytes, const DENSE_N: usize, const RUN: usize>(
     dst: *mut u8,
     pos: usize,
 ) -> Result<(usize, bool), usize> {
-    let mut kernel = Kernel::<V, DENSE_N, false, true> { dst, ascii_run: 0, distance: 0, vector: PhantomData };
+    let mut kernel = Kernel::<V, DENSE_N, false, true, false> { dst, ascii_run: 0, distance: 0, vector: PhantomData };
     // SAFETY: the caller's precondition.
     unsafe { windows(&mut kernel, src, pos, RUN) }.map_err(|at| {
         // SAFETY: `at >= pos >= 3`; the CPU has `V`'s instructions.
@@ -2044,21 +2097,74 @@ pub(super) mod tests {
         assert!(super::COPY_WINDOWS_ERRORS.load(Relaxed) > errors, "the windows of the copy placed no error");
     }
 
-    /// The mode switches and random text through `same`, with the prefetch and
-    /// without (`prefetch_pays` set either way, whatever this CPU's answer), and with
+    /// The mode switches and random text through `same`, with the prefetch (clamped
+    /// and not: `prefetch_clamps` set either way) and without (`prefetch_pays` set
+    /// either way, whatever this CPU's answer), and with
     /// the windows' sparse mode and without (`sparse_pays` likewise).
     #[cfg(target_arch = "x86_64")]
     pub(in super::super) fn with_and_without_the_prefetch(same: fn(&[u8], bool)) {
-        for pays in [true, false] {
+        for (pays, clamps) in [(true, false), (true, true), (false, false)] {
             super::super::x86_64::set_prefetch_pays(pays);
+            super::super::x86_64::set_prefetch_clamps(clamps);
             mode_switches(same);
-            random_inputs(0x0DDB_A115_EED0 ^ u64::from(pays), 4_000, 800, same);
+            prefetch_edges(same);
+            random_inputs(0x0DDB_A115_EED0 ^ u64::from(pays) ^ u64::from(clamps) << 1, 4_000, 800, same);
         }
         // And without the sparse mode of the windows (maps in its place), then with it.
         for sparse in [false, true] {
             super::super::x86_64::set_sparse_pays(sparse);
             mode_switches(same);
             random_inputs(0x5BA2_5E00 ^ u64::from(sparse), 4_000, 800, same);
+        }
+    }
+
+    /// Around where the windows of the check stop prefetching, `distance` bytes from
+    /// the end (`prefetched_through`), in calls as short as prefetch and longer: a
+    /// character whole, cut, or a lone byte at every offset near it, in ASCII and in
+    /// text that mixes ASCII and letters; and the input's end moved across it.
+    #[cfg(target_arch = "x86_64")]
+    fn prefetch_edges(same: fn(&[u8], bool)) {
+        let distance = super::check_prefetch_distance();
+        let seqs = [&b"\xC3\xA9"[..], b"\xE2\x82\xAC", b"\xF0\x9F\x98\x80", b"\xE2\x82", b"\x80", b"\xF4\x90"];
+        for len in [distance + 64, distance + 3 * 64 + 5, distance + 4 * 1024 + 37, 3 * distance + 4096 + 200] {
+            let ascii = vec![b'x'; len];
+            let mut mixed = ascii.clone();
+            for at in (70..len - 70).step_by(97) {
+                mixed[at..at + 2].copy_from_slice("é".as_bytes());
+            }
+            let through = super::prefetched_through(len, distance, 64);
+            for text in [&ascii, &mixed] {
+                same(text, true);
+                for at in through - 6..through + 6 {
+                    for seq in seqs {
+                        let mut bytes = text.clone();
+                        bytes[at..at + seq.len()].copy_from_slice(seq);
+                        same(&bytes, at % 4 == 0);
+                    }
+                }
+                for end in through - 3..through + 3 {
+                    same(&text[..end], false);
+                }
+            }
+        }
+    }
+
+    /// Where the windows stop prefetching: never before `pos` nor past the end, and
+    /// where they prefetch at all, `distance` bytes from the end or more, so that the
+    /// lines a piece up to there asks for lie inside the input; for each distance at
+    /// calls around it.
+    #[test]
+    fn prefetched_through_keeps_the_lines_inside() {
+        for distance in [0usize, 64, 2048, 4096] {
+            for len in (0..3 * distance + 300).filter(|&len| len % 61 == 0 || len.abs_diff(distance) < 4) {
+                for pos in [3, 64, 65, len / 2, len.saturating_sub(distance), len] {
+                    let through = super::prefetched_through(len, distance, pos);
+                    assert!(through >= pos && through <= len.max(pos), "{len} {distance} {pos}");
+                    if through > pos {
+                        assert!(through + distance <= len, "{len} {distance} {pos}");
+                    }
+                }
+            }
         }
     }
 

@@ -32,9 +32,9 @@ pub(super) const PREFETCH_DISTANCE: usize = 2048;
 
 /// Asks the CPU to fetch into all cache levels `lines` cache lines (of 64 bytes) from
 /// `distance` bytes past `pos` in `src` (clamped to its last byte): [`PREFETCH_DISTANCE`],
-/// in the UTF-8 check fused with the copy (the check alone asks with
-/// [`prefetch_ahead_unclamped`], [`check_prefetch_distance`] ahead); a hint, with no
-/// effect on what any code computes.
+/// in the UTF-8 check fused with the copy, and [`check_prefetch_distance`] in the
+/// check alone where [`check_prefetch_clamps`] (else it asks with
+/// [`prefetch_ahead_unclamped`]); a hint, with no effect on what any code computes.
 ///
 /// The hardware prefetchers stop at a 4 KiB page, so where the input comes from
 /// memory (or L3) each page starts with a wait; a loop that reads a line per step in
@@ -46,45 +46,41 @@ pub(super) const PREFETCH_DISTANCE: usize = 2048;
 #[inline(always)]
 pub(super) fn prefetch_ahead(src: &[u8], pos: usize, distance: usize, lines: usize) {
     // One clamp a step: the lines after the first may lie past the end.
-    prefetch_ahead_unclamped(src, (pos + distance).min(src.len().saturating_sub(1)), 0, lines);
+    prefetch_lines(src.as_ptr().wrapping_add((pos + distance).min(src.len().saturating_sub(1))), lines);
 }
 
 /// [`prefetch_ahead`] without the clamp, for the UTF-8 check without the copy (the
-/// windows of `super::utf8_check` and `super::avx512`), whose prefetch
-/// ([`check_prefetch_pays`], [`avx512_check_prefetch_pays`]) only takes calls of
-/// [`UNCLAMPED_FROM`] bytes or more: in a call's last `distance` bytes the lines asked
-/// for lie past its end, at most `distance + 64 * lines` bytes past it (a hint, which
-/// reads nothing that the program sees and never faults). The clamp (a compare and
-/// a conditional move each time it asks, a chunk of 64 bytes at a time in the maps
-/// and the sparse mode) had cost the check in cache up to 25%; with a branch on the
-/// end in its place, the same. Validation of pages in cache (repeated input), `AMD
-/// EPYC` Zen 5 (family 26 model 2, session 51), whatenc / simdutf8, medians of five
-/// runs, clamped → not: AVX-512 ar.html 1.38 → 1.63, de.html 1.12 → 1.25, en.html
-/// 1.47 → 1.60, fr.html 1.01 → 1.23, ko.html 1.67 → 1.79, pt.html 1.04 → 1.16,
-/// vi.html 1.02 → 1.34, ja.html 1.51 → 1.30, ru.html 1.30 → 1.22; AVX2 de.html 0.85
-/// → 1.04, fr.html 0.81 → 0.96, ja.html 0.83 → 0.91, pt.html 0.79 → 1.00, ru.html 0.86
-/// → 0.97, vi.html 0.84 → 0.99, ar.html, en.html and ko.html within 6%. Rotating
-/// (from memory), the same within the noise at AVX-512, AVX2 and SSSE3.
+/// windows of `super::utf8_check` and `super::avx512`): each piece the check reads,
+/// `pos .. pos + 64 * lines` (a chunk, a pair or a dense step), asks for its lines
+/// `distance` bytes on, and its windows stop asking `distance` bytes before the end
+/// (`utf8_check::prefetched_through`), so that every line asked for lies inside the
+/// input. The clamp (a compare and a conditional move each time it asks, a chunk of
+/// 64 bytes at a time in the maps and the sparse mode) had cost the check in cache
+/// up to 25%; with a branch on the end in its place, the same. Validation of pages
+/// in cache (repeated input), `AMD EPYC` Zen 5 (family 26 model 2, session 51),
+/// whatenc / simdutf8, medians of five runs, clamped → not: AVX-512 ar.html 1.38 →
+/// 1.63, de.html 1.12 → 1.25, en.html 1.47 → 1.60, fr.html 1.01 → 1.23, ko.html 1.67
+/// → 1.79, pt.html 1.04 → 1.16, vi.html 1.02 → 1.34, ja.html 1.51 → 1.30, ru.html
+/// 1.30 → 1.22; AVX2 de.html 0.85 → 1.04, fr.html 0.81 → 0.96, ja.html 0.83 → 0.91,
+/// pt.html 0.79 → 1.00, ru.html 0.86 → 0.97, vi.html 0.84 → 0.99, ar.html, en.html
+/// and ko.html within 6%. The tests assert that the piece lies inside `src` (the
+/// slice the windows run over).
 #[inline(always)]
 pub(super) fn prefetch_ahead_unclamped(src: &[u8], pos: usize, distance: usize, lines: usize) {
-    let at = src.as_ptr().wrapping_add(pos + distance);
+    #[cfg(test)]
+    assert!(pos + 64 * lines <= src.len(), "a prefetch for a piece outside the windows' input");
+    prefetch_lines(src.as_ptr().wrapping_add(pos + distance), lines);
+}
+
+/// Asks for `lines` cache lines from `at`.
+#[inline(always)]
+fn prefetch_lines(at: *const u8, lines: usize) {
     for line in 0..lines {
         // SAFETY: a prefetch reads nothing that the program sees and never faults,
         // wherever the address points.
         unsafe { _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(64 * line).cast()) };
     }
 }
-
-/// The calls from which the UTF-8 check without the copy prefetches where it pays
-/// ([`check_prefetch_pays`]): its prefetch is not clamped to the input
-/// ([`prefetch_ahead_unclamped`]), so that in a shorter call a large share of the
-/// lines asked for would lie past its end (all of them below the distance). On
-/// Intel's, whose check had prefetched at any length, calls shorter than this no
-/// longer do (not timed: no Intel CPU here since session 28).
-pub(super) const UNCLAMPED_FROM: usize = 16 << 10;
-
-// The rules of AMD's (from `LARGE_FROM`) are not changed by `UNCLAMPED_FROM`.
-const _: () = assert!(UNCLAMPED_FROM <= LARGE_FROM);
 
 /// Whether [`prefetch_ahead`] pays in the UTF-8 check without the copy on this CPU:
 /// not on AMD's from Zen 3 on (see [`vendor_amd`]), where the hardware prefetchers
@@ -113,7 +109,7 @@ pub(super) fn prefetch_pays() -> bool {
 static PREFETCH_PAYS: AtomicU8 = AtomicU8::new(0);
 
 /// Whether the UTF-8 check without the copy prefetches through `len` bytes: where
-/// [`prefetch_pays`] from [`UNCLAMPED_FROM`] bytes, and on AMD's family 17h ([`amd_family_17h`]) from 128 KiB,
+/// [`prefetch_pays`] at any length, and on AMD's family 17h ([`amd_family_17h`]) from 128 KiB,
 /// below which the input's 64 versions stayed in its L3 and the prefetch cost time
 /// (`AMD EPYC` Zen 1, AVX2 tier, rotating, each against simdutf8 in the same run,
 /// with it against without: en.txt, 65 KB, 0.99–1.00 against 0.92–0.99, de.txt, 77
@@ -129,14 +125,34 @@ pub(super) fn check_prefetch_pays(len: usize) -> bool {
 }
 
 /// [`check_prefetch_pays`]' rule outside the tests, given the CPU's answers: where the
-/// prefetch `pays` at any length, from [`UNCLAMPED_FROM`] bytes; where it pays only
-/// for `long` input (AMD's Zen 1, Zen 3 and Zen 5), from [`LARGE_FROM`]. Never below
-/// [`UNCLAMPED_FROM`], so that a call's lines asked for past its end stay few (see
-/// [`prefetch_ahead_unclamped`]).
+/// prefetch `pays` at any length (Intel's), at any length; where it pays only for
+/// `long` input (AMD's Zen 1, Zen 3 and Zen 5), from [`LARGE_FROM`].
 #[inline]
 fn check_prefetches_through(len: usize, pays: bool, long: bool) -> bool {
-    (pays || long) && len >= UNCLAMPED_FROM && (len >= LARGE_FROM || !long)
+    (pays || long) && (len >= LARGE_FROM || !long)
 }
+
+/// Whether the UTF-8 check without the copy clamps each line its prefetch asks for
+/// to the input's last byte ([`prefetch_ahead`]), rather than stopping `distance`
+/// bytes before the end without a clamp ([`prefetch_ahead_unclamped`]): everywhere
+/// but on AMD's Zen 5 and later ([`amd_family_1ah_on`]), where the clamp cost the
+/// check in cache up to 25% (see [`prefetch_ahead_unclamped`]). The other CPUs keep
+/// the clamp they were measured with (Intel's, Zen 1, Zen 3). On `AMD EPYC` Zen 3
+/// (family 25 model 1, session 52), the same build with either answer (validation
+/// of calls from 128 KiB, [`long_prefetch_pays`]; whatenc / simdutf8, medians of
+/// seven runs, rotating, not clamped → clamped): AVX2 ar.html 1.33 → 1.71, de.html
+/// 1.76 → 2.00, fr.html 1.16 → 1.34, pt.html 1.17 → 1.30; SSSE3 (medians of three)
+/// ar.html 1.00 → 1.14, de.html 1.21 → 1.54, pt.html 1.00 → 1.15, en.html 1.03 /
+/// 1.03. In cache (repeated input), where the windows fall behind simdutf8 either
+/// way, the clamp cost 5–10%: AVX2 de.html 0.80 → 0.72, pt.html 0.74 → 0.69, vi.html
+/// 0.76 → 0.71 (medians of five). Asked once and cached.
+#[inline]
+pub(super) fn check_prefetch_clamps() -> bool {
+    cached(&CHECK_PREFETCH_CLAMPS, || !amd_family_1ah_on())
+}
+
+/// [`check_prefetch_clamps`]' answer, as [`cached`] keeps it.
+static CHECK_PREFETCH_CLAMPS: AtomicU8 = AtomicU8::new(0);
 
 /// Whether the AVX-512 check without the copy (`super::avx512`) prefetches through
 /// `len` bytes: on AMD's Zen 5 and later ([`amd_family_1ah_on`]) from [`LARGE_FROM`]
@@ -157,7 +173,7 @@ pub(super) fn avx512_check_prefetch_pays(len: usize) -> bool {
 }
 
 /// [`avx512_check_prefetch_pays`]' rule outside the tests, given whether the CPU is
-/// Zen 5 or later: from [`LARGE_FROM`] bytes (at least [`UNCLAMPED_FROM`]).
+/// Zen 5 or later: from [`LARGE_FROM`] bytes.
 #[inline]
 fn avx512_check_prefetches_through(len: usize, zen5_on: bool) -> bool {
     zen5_on && len >= LARGE_FROM
@@ -366,6 +382,13 @@ pub(super) fn set_prefetch_pays(pays: bool) {
     AMD_ZEN3.store(2, Ordering::Relaxed);
     LONG_PREFETCH_PAYS.store(2, Ordering::Relaxed);
     VENDOR_AMD.store(if pays { 2 } else { 1 }, Ordering::Relaxed);
+}
+
+/// Sets [`check_prefetch_clamps`]' answer, so that the tests run the check's
+/// prefetch both ways, whatever the CPU (no answer changes a result).
+#[cfg(test)]
+pub(super) fn set_prefetch_clamps(clamps: bool) {
+    CHECK_PREFETCH_CLAMPS.store(if clamps { 1 } else { 2 }, Ordering::Relaxed);
 }
 
 /// How [`copy_bytes`] copies in its own loop: the lengths it takes, and how far
@@ -1250,29 +1273,23 @@ pub(crate) fn block_to_utf8<const SSSE3: bool>(block: [u16; 8], out: &mut [u8; 3
 
 #[cfg(test)]
 mod tests {
-    /// The check's prefetch, which is not clamped to the input, never takes a call
-    /// below `UNCLAMPED_FROM` bytes, whatever the CPU; at the bounds of each rule
-    /// (the worst inputs: the shortest calls that prefetch, and one byte less).
+    /// The check's prefetch rules at their bounds: the longest calls that do not
+    /// prefetch and the shortest that do.
     #[test]
-    fn the_unclamped_prefetch_takes_only_long_calls() {
-        for (pays, long) in [(false, false), (true, false), (false, true), (true, true)] {
-            for len in [0, 1, 64, 4096, super::UNCLAMPED_FROM - 1] {
-                assert!(!super::check_prefetches_through(len, pays, long), "{len} {pays} {long}");
-            }
-            for zen5 in [false, true] {
-                assert!(!super::avx512_check_prefetches_through(super::UNCLAMPED_FROM - 1, zen5));
-            }
+    fn the_check_prefetches_by_the_rules() {
+        for len in [0, 1, 64, 4096, super::LARGE_FROM - 1] {
+            // Where it pays at any length (Intel's): at any length.
+            assert!(super::check_prefetches_through(len, true, false), "{len}");
+            // Where it pays for long input only (AMD's Zen 1, Zen 3, Zen 5): not yet.
+            assert!(!super::check_prefetches_through(len, false, true), "{len}");
+            assert!(!super::check_prefetches_through(len, true, true), "{len}");
+            // The AVX-512 check: not yet, on any CPU.
+            assert!(!super::avx512_check_prefetches_through(len, true), "{len}");
         }
-        // Where it pays at any length (Intel's): from UNCLAMPED_FROM.
-        assert!(super::check_prefetches_through(super::UNCLAMPED_FROM, true, false));
-        // Where it pays for long input only (AMD's Zen 1, Zen 3, Zen 5): from LARGE_FROM.
-        assert!(!super::check_prefetches_through(super::LARGE_FROM - 1, false, true));
-        assert!(!super::check_prefetches_through(super::LARGE_FROM - 1, true, true));
         assert!(super::check_prefetches_through(super::LARGE_FROM, false, true));
         // Where it never pays (Zen 4): at no length.
         assert!(!super::check_prefetches_through(usize::MAX, false, false));
         // The AVX-512 check: Zen 5 from LARGE_FROM, others never.
-        assert!(!super::avx512_check_prefetches_through(super::LARGE_FROM - 1, true));
         assert!(super::avx512_check_prefetches_through(super::LARGE_FROM, true));
         assert!(!super::avx512_check_prefetches_through(usize::MAX, false));
     }
