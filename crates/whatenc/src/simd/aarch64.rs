@@ -40,6 +40,12 @@ use super::utf8_check::{self, Bytes, COPY_STEP, Checks, DENSE, Steps};
 
 impl Bytes for uint8x16_t {
     const LEN: usize = 16;
+    // Not sampled (see `utf8_check::DENSE_SAMPLE`; untimed): under qemu-user a sample
+    // every 8 KiB gave the pages 0–3% more bytes a thousand instructions (ar.html 1,052
+    // → 1,084, ko.html 1,129 → 1,158), the dense texts 1% fewer, cs.txt and tr.txt 4%
+    // fewer (758 → 731, 760 → 732): its chunks of 32 bytes make a sample of 16 only
+    // 512 bytes, whose share of ASCII chunks varies more.
+    const DENSE_SAMPLE: usize = 0;
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
         // SAFETY: the trait's contract: 16 readable bytes at `p`; NEON is aarch64's

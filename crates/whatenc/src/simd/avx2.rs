@@ -92,6 +92,14 @@ unsafe fn store(p: *mut u8, v: __m256i) {
 
 impl Bytes for __m256i {
     const LEN: usize = BLOCK;
+    // Not sampled (see `utf8_check::DENSE_SAMPLE`): validation, `AMD EPYC` Zen 5,
+    // medians of five to seven runs, a sample every 8 KiB against none: in cache the
+    // pages gained (ar.html 0.89 → 1.00 of simdutf8, ja.html 0.91 → 1.03; to
+    // `String` ar.html 0.90 → 1.01), but rotating (the target) they gained 0–4%
+    // (ar.html 1.94 → 2.01 of encoding_rs), and the French and Portuguese texts lost
+    // 5–8% (fr.txt 1.51 → 1.42, pt.txt 1.15 → 1.07), the sample's own cost where it
+    // did not turn the mode back (fr.txt 1.44 with samples that never did).
+    const DENSE_SAMPLE: usize = 0;
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
         // SAFETY: the trait's contract: 32 readable bytes at `p`, and AVX2.
@@ -706,8 +714,8 @@ pub(crate) unsafe fn linear_steps_from_utf8<const WIDE: bool>(
 mod tests {
     use super::super::scalar;
     use super::super::utf8_check::tests::{
-        around, long_sequences, long_texts, mode_switches, random_inputs, run_texts, same_as_twins, scattered_letters,
-        short_sequences, window_edges, with_and_without_the_prefetch,
+        around, dense_samples, long_sequences, long_texts, mode_switches, random_inputs, run_texts, same_as_twins,
+        scattered_letters, short_sequences, window_edges, with_and_without_the_prefetch,
     };
     use super::*;
 
@@ -785,6 +793,7 @@ mod tests {
             return;
         }
         mode_switches(same);
+        dense_samples(same, false);
     }
 
     /// The maps of the windows at their edges, texts of runs of every density, and

@@ -279,6 +279,12 @@ impl Windowed for Kernel {
     // Sparse steps of two blocks, one branch for 128 bytes (with steps of one block,
     // en.txt took 0.81 µs in cache, against 0.70; `AMD EPYC` Zen 4).
     const SPARSE_STEP: usize = 2;
+    // Not sampled (see `utf8_check::DENSE_SAMPLE`): the pages whose dense mode a
+    // sample turns back went slower in the maps than in this kernel's dense steps.
+    // Validation in cache, whatenc / simdutf8, medians of five, `AMD EPYC` Zen 5, a
+    // sample every 8 KiB against none: ar.html 1.58 → 1.45, ja.html 1.60 → 1.42,
+    // ko.html 1.77 → 1.50 (every 4 KiB alike).
+    const DENSE_SAMPLE: usize = 0;
 
     #[inline(always)]
     fn dense_at(&self) -> usize {

@@ -53,6 +53,7 @@ pub(crate) fn cpu_has() -> bool {
 
 impl Bytes for __m128i {
     const LEN: usize = 16;
+    const DENSE_SAMPLE: usize = utf8_check::DENSE_SAMPLE;
     #[inline(always)]
     unsafe fn load(p: *const u8) -> Self {
         // SAFETY: the trait's contract: 16 readable bytes at `p`; SSE2 is x86_64's

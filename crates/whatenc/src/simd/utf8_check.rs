@@ -24,6 +24,9 @@ use core::mem::MaybeUninit;
 pub(super) trait Bytes: Copy {
     /// The bytes in a vector.
     const LEN: usize;
+    /// [`Windowed::DENSE_SAMPLE`] of the kernels of these vectors: 0 (never), or
+    /// [`DENSE_SAMPLE`].
+    const DENSE_SAMPLE: usize;
     /// Loads `LEN` bytes from `p`.
     unsafe fn load(p: *const u8) -> Self;
     /// Stores the vector as `LEN` bytes at `p`.
@@ -149,6 +152,26 @@ const FIRST_WINDOW: usize = 4;
 /// 0.79 µs in cache (`AMD EPYC` Zen 4).
 const SPARSE_AT: usize = 2;
 const SPARSE_STAY: usize = 3;
+/// The bytes of dense steps after which the dense mode of the SSSE3 kernel samples
+/// the next 16 chunks (see [`Windowed::DENSE_SAMPLE`]). Pages of scripts other than
+/// Latin have stretches of text where the windows turn dense, and after them markup
+/// and letters that alternate in most chunks but leave no four steps in a row ASCII
+/// (`RUN`), so that the dense mode stayed and checked every ASCII chunk in full: of
+/// ar.html, 69% of the bytes went through dense steps, a third of them in ASCII
+/// chunks.
+///
+/// Validation, SSSE3 tier, `AMD EPYC` Zen 5 (family 26 model 2), whatenc / simdutf8
+/// (its AVX2 kernel), medians of five runs, no sample → a sample every 8 KiB:
+/// rotating ar.html 1.10 → 1.18, ko.html 1.04 → 1.13, ja.html 1.16 → 1.21, ru.html
+/// 1.28 → 1.33, de.txt 1.15 → 1.35; fr.txt 0.69 → 0.67 and cs.txt 0.64 → 0.62 (the
+/// sample's own cost), pt.txt and ar.txt the same; in cache ar.html 0.43 → 0.54,
+/// ko.html 0.42 → 0.52, de.txt 0.44 → 0.51, the others within 2%. To `String`,
+/// rotating, against encoding_rs: de.txt 1.19 → 1.37, ja.html 1.26 → 1.32, ar.html
+/// 1.17 → 1.21, fr.txt 0.82 → 0.78. A sample every 4 KiB cost the texts more (the
+/// check with AVX2: ar.txt, ja.txt and ko.txt 3–4% slower in cache against 1–2%).
+/// The AVX2, AVX-512 and NEON kernels do not sample (see their `DENSE_SAMPLE`).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(super) const DENSE_SAMPLE: usize = 8 << 10;
 
 /// Blocks per step of the validation fused with a copy, in one mode.
 pub(super) const COPY_STEP: usize = 4;
@@ -722,6 +745,7 @@ impl<V: Bytes, const DENSE_N: usize, const PREFETCH: bool, const COPY: bool, con
     // fr.txt 1.15 → 1.39, en.html 0.94 → 1.12. (Builds that only moved the loop of
     // one chunk in the code took AVX2 en.txt from 1.05 to 0.65–0.78.)
     const SPARSE_STEP: usize = 2;
+    const DENSE_SAMPLE: usize = V::DENSE_SAMPLE;
 
     // Dense only where (almost) every chunk is not ASCII: pages that mix markup and
     // text gain most from the maps (at twelve in sixteen, SSSE3 ru.html, ar.html and
@@ -1223,6 +1247,11 @@ pub(super) trait Windowed {
     fn dense_at(&self) -> usize;
     /// Chunks per step (and branch) of a sparse window.
     const SPARSE_STEP: usize;
+    /// The bytes of dense steps after which the dense mode looks at the next 16
+    /// chunks ([`sample_mixed`]) and turns back to maps where fewer than
+    /// [`Self::dense_at`] of them are not ASCII; 0 for never (then only ASCII steps
+    /// in a row turn it back).
+    const DENSE_SAMPLE: usize;
     /// Whether the [`Self::CHUNK`] bytes at `pos` are all ASCII.
     unsafe fn chunk_ascii(&self, src: &[u8], pos: usize) -> bool;
     /// The map of the 16 chunks at `pos` (bit `15 - c` for chunk `c`, set where it
@@ -1287,7 +1316,9 @@ pub(super) fn ends_inside(src: &[u8], pos: usize) -> bool {
 /// - *dense* ([`Windowed::dense_at`] chunks in sixteen or more not ASCII: text of
 ///   other scripts): steps checked in full unless ASCII ([`Windowed::dense_step`]),
 ///   one branch each, well predicted in such text, until `run` ASCII steps in a row
-///   turn it back to maps.
+///   turn it back to maps, or, in kernels that sample ([`Windowed::DENSE_SAMPLE`]),
+///   a sample of the next 16 chunks every so many bytes finds fewer than
+///   [`Windowed::dense_at`] of them not ASCII.
 ///
 /// On AMD's Zen, Zen+ and Zen 2 (`x86_64::sparse_pays`), and on aarch64, the text of
 /// the sparse mode takes maps too.
@@ -1390,16 +1421,30 @@ pub(super) unsafe fn windows<K: Windowed>(
             Mode::Dense => {
                 // ASCII steps in a row.
                 let mut ascii = 0;
-                while pos + K::DENSE_STEP <= len {
-                    // SAFETY: the step is inside `src`, and `pos >= 3`; the CPU has the
-                    // kernel's instructions.
-                    let Some((checked, ends_open)) = (unsafe { kernel.dense_step(src, pos, *open) }) else {
-                        return Err(pos);
-                    };
-                    pos += K::DENSE_STEP;
-                    *open = ends_open;
-                    ascii = if checked { 0 } else { ascii + 1 };
-                    if ascii >= run {
+                'dense: loop {
+                    // Up to the next sample, if the kernel samples (a bound of its
+                    // own, so that the loop of steps is the same either way).
+                    let limit = if K::DENSE_SAMPLE == 0 { len } else { len.min(pos.saturating_add(K::DENSE_SAMPLE)) };
+                    while pos + K::DENSE_STEP <= limit {
+                        // SAFETY: the step is inside `src`, and `pos >= 3`; the CPU has
+                        // the kernel's instructions.
+                        let Some((checked, ends_open)) = (unsafe { kernel.dense_step(src, pos, *open) }) else {
+                            return Err(pos);
+                        };
+                        pos += K::DENSE_STEP;
+                        *open = ends_open;
+                        ascii = if checked { 0 } else { ascii + 1 };
+                        if ascii >= run {
+                            break 'dense;
+                        }
+                    }
+                    // SAFETY: the 16 chunks are inside `src`; the CPU has the kernel's
+                    // instructions.
+                    if limit == len || pos + 16 * K::CHUNK > len || unsafe { sample_mixed(kernel, src, pos) } {
+                        #[cfg(test)]
+                        if limit < len && pos + 16 * K::CHUNK <= len {
+                            DENSE_SAMPLED_OUT.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+                        }
                         break;
                     }
                 }
@@ -1410,6 +1455,25 @@ pub(super) unsafe fn windows<K: Windowed>(
         }
     }
 }
+
+/// Whether fewer than [`Windowed::dense_at`] of the 16 chunks at `pos` are not
+/// ASCII: the sample of the dense mode (see [`Windowed::DENSE_SAMPLE`]), after which
+/// it turns back to maps.
+///
+/// # Safety
+/// The 16 chunks must be inside `src`, and the CPU must have the kernel's
+/// instructions.
+#[inline(always)]
+unsafe fn sample_mixed<K: Windowed>(kernel: &K, src: &[u8], pos: usize) -> bool {
+    // SAFETY: the caller's precondition.
+    let ascii = unsafe { map(kernel, src, pos, 16) };
+    16 - (ascii.count_ones() as usize) < kernel.dense_at()
+}
+
+/// The dense steps that a sample turned back to maps (see [`sample_mixed`]), for the
+/// tests to see that they reach them.
+#[cfg(test)]
+static DENSE_SAMPLED_OUT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 
 /// The bytes from which a call on aarch64 starts with maps when its first chunk is
 /// not ASCII (see [`windows`]); a shorter one, as the pieces between the errors of
@@ -1899,6 +1963,38 @@ pub(super) mod tests {
         }
     }
 
+    /// Dense text longer than `DENSE_SAMPLE`, then markup and letters that alternate
+    /// (150 ASCII bytes, 30 '€'), so that no dense step is ASCII but a sample of 16
+    /// chunks is mixed: the dense mode turns back to maps there (see
+    /// `sample_mixed`). Each text whole, cut at every 61st byte, and with one byte
+    /// replaced (by a continuation byte, a lead byte, or ASCII, which cuts a
+    /// character) at every 13th position from the end of the dense text on, after
+    /// prefixes of two lengths, through a kernel's `same` check. With `samples` (a
+    /// kernel that samples), asserts that a sample turned the dense mode back.
+    pub(in super::super) fn dense_samples(same: fn(&[u8], bool), samples: bool) {
+        use core::sync::atomic::Ordering::Relaxed;
+        let sampled = super::DENSE_SAMPLED_OUT.load(Relaxed);
+        for prefix in [0, 37] {
+            let mut text = vec![b'a'; prefix];
+            text.extend("ж".repeat((super::DENSE_SAMPLE + 3000) / 2).bytes());
+            let dense_end = text.len();
+            while text.len() < dense_end + 2 * super::DENSE_SAMPLE {
+                text.extend_from_slice(&[b'<'; 150]);
+                text.extend("€".repeat(30).bytes());
+            }
+            same(&text, true);
+            for end in (dense_end..text.len()).step_by(61) {
+                same(&text[..end], false);
+            }
+            for (i, at) in (dense_end - 40..text.len()).step_by(13).enumerate() {
+                let mut bytes = text.clone();
+                bytes[at] = [0x80, 0xC3, 0xE2, 0xF0, b'x'][i % 5];
+                same(&bytes, i % 8 == 0);
+            }
+        }
+        assert!(!samples || super::DENSE_SAMPLED_OUT.load(Relaxed) > sampled, "no sample turned the dense mode back");
+    }
+
     /// The windows' edges (see `windows`): in text after a first block of `first`
     /// bytes, one character (whole, cut, or a lone continuation byte) at every
     /// position around each window's start and some of the chunk boundaries inside
@@ -2088,6 +2184,8 @@ pub(super) mod tests {
         }
         long_texts(4343, &[47, 48, 80, 143, 144, 272, 336, 337, 400, 401, 433], 40, same);
         mode_switches(same);
+        // The SSSE3 kernel samples, NEON's does not (see `Bytes::DENSE_SAMPLE`).
+        dense_samples(same, cfg!(target_arch = "x86_64"));
         window_edges(16, same);
         run_texts(0x9E6C_63D0_676A_9A99, if thorough { 400 } else { 100 }, same);
     }
@@ -2109,9 +2207,9 @@ pub(super) mod tests {
         assert!(super::COPY_WINDOWS_ERRORS.load(Relaxed) > errors, "the windows of the copy placed no error");
     }
 
-    /// The mode switches and random text through `same`, with the prefetch (clamped
-    /// and not: `prefetch_clamps` set either way) and without (`prefetch_pays` set
-    /// either way, whatever this CPU's answer), and with
+    /// The mode switches, the dense mode's samples and random text through `same`,
+    /// with the prefetch (clamped and not: `prefetch_clamps` set either way) and
+    /// without (`prefetch_pays` set either way, whatever this CPU's answer), and with
     /// the windows' sparse mode and without (`sparse_pays` likewise).
     #[cfg(target_arch = "x86_64")]
     pub(in super::super) fn with_and_without_the_prefetch(same: fn(&[u8], bool)) {
@@ -2119,6 +2217,7 @@ pub(super) mod tests {
             super::super::x86_64::set_prefetch_pays(pays);
             super::super::x86_64::set_prefetch_clamps(clamps);
             mode_switches(same);
+            dense_samples(same, false);
             prefetch_edges(same);
             random_inputs(0x0DDB_A115_EED0 ^ u64::from(pays) ^ u64::from(clamps) << 1, 4_000, 800, same);
         }
